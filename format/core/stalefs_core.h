@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The pure format code shared by the kernel module and libstalefs:
+ * geometry, checksums and verifiers.  Nothing here does I/O or allocates.
+ */
+#ifndef STALEFS_CORE_H
+#define STALEFS_CORE_H
+
+#include "../stalefs_format.h"
+
+#ifdef __KERNEL__
+#include <linux/crc32.h>
+#define stalefs_crc32_le(crc, p, len) crc32_le((crc), (const unsigned char *)(p), (len))
+#endif
+
+/* ---- geometry derived from a superblock ---- */
+struct stalefs_geom {
+	u32 block_size;
+	u32 log_block_size;	/* log2(block_size) */
+	u64 blocks_count;
+	u32 blocks_per_group;
+	u32 log_blocks_per_group;
+	u32 inodes_per_group;
+	u32 groups_count;
+	u32 inodes_count;
+	u32 inodes_per_block;
+	u32 desc_per_block;
+	u32 gdt_blocks;
+	u32 block_bitmap_blocks;	/* per group */
+	u32 inode_bitmap_blocks;	/* per group */
+	u32 inode_table_blocks;		/* per group */
+	u32 sb_block;			/* block holding the primary superblock */
+	bool sparse_super;
+};
+
+/* Fills g from the counts that define a layout; returns a rule (0 = ok). */
+int stalefs_geom_init(struct stalefs_geom *g, u32 log_block_size, u64 blocks_count,
+		      u32 blocks_per_group, u32 inodes_per_group, bool sparse_super);
+int stalefs_geom_from_super(struct stalefs_geom *g, const struct stalefs_super_block *sb);
+
+bool stalefs_group_has_super(const struct stalefs_geom *g, u32 group);
+u64 stalefs_group_first_block(const struct stalefs_geom *g, u32 group);
+u32 stalefs_group_nblocks(const struct stalefs_geom *g, u32 group);
+/* Blocks used by the superblock copy and descriptor table at the group start. */
+u32 stalefs_group_super_blocks(const struct stalefs_geom *g, u32 group);
+/* All metadata blocks of a group: super/GDT copy, both bitmaps, inode table. */
+u32 stalefs_group_meta_blocks(const struct stalefs_geom *g, u32 group);
+/* Default placement of a group's bitmaps and table, as mkfs lays them out. */
+void stalefs_group_default_layout(const struct stalefs_geom *g, u32 group,
+				  u64 *block_bitmap, u64 *inode_bitmap, u64 *inode_table);
+u32 stalefs_block_group(const struct stalefs_geom *g, u64 block);
+u32 stalefs_ino_group(const struct stalefs_geom *g, u32 ino);
+/* Inode location: block within the table and byte offset within that block. */
+void stalefs_ino_locate(const struct stalefs_geom *g, const struct stalefs_group_desc *d,
+			u32 ino, u64 *block, u32 *offset);
+u32 stalefs_extblock_max_entries(u32 block_size);
+
+/* ---- checksums (CRC32 as the kernel's crc32_le, seeded per filesystem) ---- */
+u32 stalefs_csum_seed_from_uuid(const u8 uuid[16]);
+u32 stalefs_super_csum(const struct stalefs_super_block *sb);
+u32 stalefs_desc_csum(u32 seed, u32 group, const struct stalefs_group_desc *d);
+u32 stalefs_bitmap_csum(u32 seed, u32 group, const void *bitmap, u32 len);
+u32 stalefs_inode_csum(u32 seed, u32 ino, const struct stalefs_inode *inode);
+u32 stalefs_extblock_csum(u32 seed, const void *block, u32 block_size);
+u32 stalefs_dirblock_csum(u32 seed, const void *block, u32 block_size);
+
+void stalefs_super_set_csum(struct stalefs_super_block *sb);
+void stalefs_desc_set_csum(u32 seed, u32 group, struct stalefs_group_desc *d);
+void stalefs_inode_set_csum(u32 seed, u32 ino, struct stalefs_inode *inode);
+void stalefs_extblock_set_csum(u32 seed, void *block, u32 block_size);
+void stalefs_dirblock_set_csum(u32 seed, void *block, u32 block_size);
+
+/*
+ * ---- verifiers ----
+ * Each returns 0 when the structure is well formed, otherwise the rule it
+ * breaks (STALEFS_R_*), which stalefs_rule_msg() names.  Checksums are
+ * checked by separate calls, so a caller can ignore them (debugfs -n).
+ */
+enum stalefs_rule {
+	STALEFS_R_OK = 0,
+	/* superblock */
+	STALEFS_R_SB_MAGIC,
+	STALEFS_R_SB_CSUM,
+	STALEFS_R_SB_REV,
+	STALEFS_R_SB_BLOCK_SIZE,
+	STALEFS_R_SB_BLOCKS_COUNT,
+	STALEFS_R_SB_BLOCKS_PER_GROUP,
+	STALEFS_R_SB_INODES_PER_GROUP,
+	STALEFS_R_SB_GROUPS_COUNT,
+	STALEFS_R_SB_INODES_COUNT,
+	STALEFS_R_SB_INODE_SIZE,
+	STALEFS_R_SB_DESC_SIZE,
+	STALEFS_R_SB_GDT_BLOCKS,
+	STALEFS_R_SB_FIRST_INO,
+	STALEFS_R_SB_FREE_BLOCKS,
+	STALEFS_R_SB_FREE_INODES,
+	STALEFS_R_SB_R_BLOCKS,
+	STALEFS_R_SB_STATE,
+	STALEFS_R_SB_ERRORS,
+	STALEFS_R_SB_INCOMPAT_UNKNOWN,
+	STALEFS_R_SB_INCOMPAT_MISSING,
+	STALEFS_R_SB_RO_COMPAT_UNKNOWN,
+	STALEFS_R_SB_STALE_NO_GID,
+	STALEFS_R_SB_STALE_GID_NO_FEATURE,
+	STALEFS_R_SB_LPF_INO,
+	/* group descriptor */
+	STALEFS_R_BG_CSUM,
+	STALEFS_R_BG_BLOCK_BITMAP,
+	STALEFS_R_BG_INODE_BITMAP,
+	STALEFS_R_BG_INODE_TABLE,
+	STALEFS_R_BG_FREE_BLOCKS,
+	STALEFS_R_BG_FREE_INODES,
+	STALEFS_R_BG_USED_DIRS,
+	STALEFS_R_BG_ITABLE_UNUSED,
+	STALEFS_R_BG_FLAGS,
+	STALEFS_R_BG_BLOCK_BITMAP_CSUM,
+	STALEFS_R_BG_INODE_BITMAP_CSUM,
+	/* inode */
+	STALEFS_R_INODE_CSUM,
+	STALEFS_R_INODE_INO,
+	STALEFS_R_INODE_MODE,
+	STALEFS_R_INODE_FLAGS,
+	STALEFS_R_INODE_INLINE_NOT_SYMLINK,
+	STALEFS_R_INODE_INLINE_SIZE,
+	STALEFS_R_INODE_STALE_NOT_REG,
+	STALEFS_R_INODE_DTIME,
+	STALEFS_R_INODE_NSEC,
+	STALEFS_R_INODE_SIZE,
+	STALEFS_R_INODE_RESERVED,
+	/* extent nodes */
+	STALEFS_R_EXT_MAGIC,
+	STALEFS_R_EXT_MAX,
+	STALEFS_R_EXT_ENTRIES,
+	STALEFS_R_EXT_DEPTH,
+	STALEFS_R_EXT_LEN,
+	STALEFS_R_EXT_FLAGS_UNKNOWN,
+	STALEFS_R_EXT_UNWRITTEN_AND_STALE,
+	STALEFS_R_EXT_PBLK_RANGE,
+	STALEFS_R_EXT_LBLK_RANGE,
+	STALEFS_R_EXT_UNSORTED,
+	STALEFS_R_EXT_OVERLAP,
+	STALEFS_R_EXT_IDX_RESERVED,
+	STALEFS_R_EXTBLK_MAGIC,
+	STALEFS_R_EXTBLK_CSUM,
+	STALEFS_R_EXTBLK_BLOCKNR,
+	STALEFS_R_EXTBLK_OWNER,
+	STALEFS_R_EXTBLK_RESERVED,
+	/* directory blocks */
+	STALEFS_R_DIR_MAGIC,
+	STALEFS_R_DIR_CSUM,
+	STALEFS_R_DIR_BLOCKNR,
+	STALEFS_R_DIR_OWNER,
+	STALEFS_R_DIR_LBLK,
+	STALEFS_R_DIR_REC_LEN,
+	STALEFS_R_DIR_NAME_LEN,
+	STALEFS_R_DIR_NAME,
+	STALEFS_R_DIR_FILE_TYPE,
+	STALEFS_R_DIR_INODE,
+	STALEFS_R_MAX
+};
+
+const char *stalefs_rule_msg(int rule);
+
+int stalefs_verify_super(const struct stalefs_super_block *sb);
+int stalefs_verify_super_csum(const struct stalefs_super_block *sb);
+int stalefs_verify_desc(const struct stalefs_geom *g, u32 group, const struct stalefs_group_desc *d);
+int stalefs_verify_desc_csum(u32 seed, u32 group, const struct stalefs_group_desc *d);
+/* An in-use inode (i_mode != 0); free slots are not verified. */
+int stalefs_verify_inode(const struct stalefs_geom *g, u32 ino, const struct stalefs_inode *inode);
+int stalefs_verify_inode_csum(u32 seed, u32 ino, const struct stalefs_inode *inode);
+/* A node's header and entries; max_entries is what the node can hold. */
+int stalefs_verify_extent_node(const struct stalefs_geom *g, const struct stalefs_extent_header *eh,
+			       u32 max_entries, int expect_depth);
+int stalefs_verify_extblock_header(const void *block, u64 blocknr, u32 owner, u32 owner_gen);
+int stalefs_verify_extblock_csum(u32 seed, const void *block, u32 block_size);
+int stalefs_verify_dirblock(const void *block, u32 block_size, u64 blocknr, u32 owner, u32 lblk);
+int stalefs_verify_dirblock_csum(u32 seed, const void *block, u32 block_size);
+
+/* ---- small helpers ---- */
+static inline const struct stalefs_extent_header *stalefs_inode_eh(const struct stalefs_inode *inode)
+{
+	return (const struct stalefs_extent_header *)inode->i_block;
+}
+static inline struct stalefs_extent_header *stalefs_extblock_eh(void *block)
+{
+	return &((struct stalefs_extent_block *)block)->eb_hdr;
+}
+static inline struct stalefs_extent *stalefs_eh_extents(const struct stalefs_extent_header *eh)
+{
+	return (struct stalefs_extent *)(eh + 1);
+}
+static inline struct stalefs_extent_idx *stalefs_eh_index(const struct stalefs_extent_header *eh)
+{
+	return (struct stalefs_extent_idx *)(eh + 1);
+}
+/* i_mode type to directory entry file type. */
+u8 stalefs_mode_to_ft(u16 mode);
+bool stalefs_mode_valid(u16 mode);
+bool stalefs_inode_has_extents(const struct stalefs_inode *inode);
+
+#endif /* STALEFS_CORE_H */

@@ -1,0 +1,533 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bitmaps and allocation.  Bitmaps of initialised groups are read at open;
+ * those of uninitialised groups (BLOCK_UNINIT / INODE_UNINIT) are made up in
+ * memory when first needed, and written only once something in them changes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include "libstalefs.h"
+#include "lib_internal.h"
+
+void *stalefs_xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p) {
+		fprintf(stderr, "libstalefs: out of memory allocating %zu bytes\n", size);
+		abort();
+	}
+	return p;
+}
+
+void *stalefs_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p) {
+		fprintf(stderr, "libstalefs: out of memory allocating %zu bytes\n", n * size);
+		abort();
+	}
+	return p;
+}
+
+static inline bool bit_test(const u8 *map, u64 i) { return map[i >> 3] & (1u << (i & 7)); }
+static inline void bit_set(u8 *map, u64 i) { map[i >> 3] |= (u8)(1u << (i & 7)); }
+static inline void bit_clear(u8 *map, u64 i) { map[i >> 3] &= (u8)~(1u << (i & 7)); }
+
+static size_t bb_bytes(const stalefs_fs *fs) { return (size_t)fs->geom.block_bitmap_blocks * fs->block_size; }
+static size_t ib_bytes(const stalefs_fs *fs) { return (size_t)fs->geom.inode_bitmap_blocks * fs->block_size; }
+
+/* The block bitmap of an uninitialised group: its own metadata, plus the tail past the device. */
+static void synth_block_bitmap(stalefs_fs *fs, u32 group, u8 *map)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	const struct stalefs_group_desc *d = &fs->groups[group].desc;
+	u64 first = stalefs_group_first_block(g, group);
+	u32 n = stalefs_group_nblocks(g, group), i;
+	u64 bits = bb_bytes(fs) * 8, b;
+
+	memset(map, 0, bb_bytes(fs));
+	for (i = 0; i < stalefs_group_super_blocks(g, group); i++)
+		bit_set(map, i);
+	for (i = 0; i < g->block_bitmap_blocks; i++)
+		bit_set(map, le64_to_cpu(d->bg_block_bitmap) - first + i);
+	for (i = 0; i < g->inode_bitmap_blocks; i++)
+		bit_set(map, le64_to_cpu(d->bg_inode_bitmap) - first + i);
+	for (i = 0; i < g->inode_table_blocks; i++)
+		bit_set(map, le64_to_cpu(d->bg_inode_table) - first + i);
+	for (b = n; b < bits; b++)
+		bit_set(map, b);
+}
+
+static void synth_inode_bitmap(stalefs_fs *fs, u8 *map)
+{
+	u64 bits = ib_bytes(fs) * 8, b;
+
+	memset(map, 0, ib_bytes(fs));
+	for (b = fs->geom.inodes_per_group; b < bits; b++)
+		bit_set(map, b);
+}
+
+static errcode_t load_group_bitmaps(stalefs_fs *fs, u32 group)
+{
+	struct stalefs_group *grp = &fs->groups[group];
+	const struct stalefs_group_desc *d = &grp->desc;
+	u16 flags = le16_to_cpu(d->bg_flags);
+	errcode_t err;
+
+	if (!grp->block_bitmap) {
+		grp->block_bitmap = stalefs_xmalloc(bb_bytes(fs));
+		if (flags & STALEFS_BG_BLOCK_UNINIT) {
+			synth_block_bitmap(fs, group, grp->block_bitmap);
+		} else {
+			err = stalefs_io_read(fs->io, le64_to_cpu(d->bg_block_bitmap),
+					      fs->geom.block_bitmap_blocks, grp->block_bitmap);
+			if (err)
+				return err;
+			grp->bb_bad_csum = stalefs_bitmap_csum(fs->seed, group, grp->block_bitmap,
+							       (u32)bb_bytes(fs)) !=
+					   le32_to_cpu(d->bg_block_bitmap_csum);
+		}
+	}
+	if (!grp->inode_bitmap) {
+		grp->inode_bitmap = stalefs_xmalloc(ib_bytes(fs));
+		if (flags & STALEFS_BG_INODE_UNINIT) {
+			synth_inode_bitmap(fs, grp->inode_bitmap);
+		} else {
+			err = stalefs_io_read(fs->io, le64_to_cpu(d->bg_inode_bitmap),
+					      fs->geom.inode_bitmap_blocks, grp->inode_bitmap);
+			if (err)
+				return err;
+			grp->ib_bad_csum = stalefs_bitmap_csum(fs->seed, group, grp->inode_bitmap,
+							       (u32)ib_bytes(fs)) !=
+					   le32_to_cpu(d->bg_inode_bitmap_csum);
+		}
+	}
+	return 0;
+}
+
+errcode_t stalefs_read_bitmaps(stalefs_fs *fs)
+{
+	u32 i;
+	errcode_t err;
+
+	for (i = 0; i < fs->geom.groups_count; i++) {
+		u16 flags = le16_to_cpu(fs->groups[i].desc.bg_flags);
+
+		/* Uninitialised bitmaps are made up lazily: no I/O, no memory until used. */
+		if ((flags & STALEFS_BG_FLAGS_ALL) == STALEFS_BG_FLAGS_ALL)
+			continue;
+		err = load_group_bitmaps(fs, i);
+		if (err)
+			return err;
+		if ((fs->groups[i].bb_bad_csum || fs->groups[i].ib_bad_csum) &&
+		    !(fs->flags & STALEFS_OPEN_IGNORE_CSUM))
+			return STALEFS_ERR_BITMAP_CSUM;
+	}
+	fs->bitmaps_loaded = true;
+	return 0;
+}
+
+/* The group's bitmaps, loaded or made up; aborts only on I/O errors reported earlier at open. */
+static struct stalefs_group *group_maps(stalefs_fs *fs, u32 group)
+{
+	struct stalefs_group *grp = &fs->groups[group];
+
+	if (!grp->block_bitmap || !grp->inode_bitmap) {
+		if (load_group_bitmaps(fs, group)) {
+			/* An unreadable bitmap: treat the group as full so nothing is allocated there. */
+			if (!grp->block_bitmap)
+				grp->block_bitmap = stalefs_xmalloc(bb_bytes(fs));
+			if (!grp->inode_bitmap)
+				grp->inode_bitmap = stalefs_xmalloc(ib_bytes(fs));
+			memset(grp->block_bitmap, 0xff, bb_bytes(fs));
+			memset(grp->inode_bitmap, 0xff, ib_bytes(fs));
+		}
+	}
+	return grp;
+}
+
+errcode_t stalefs_write_dirty_bitmaps(stalefs_fs *fs)
+{
+	u32 i;
+	errcode_t err;
+
+	for (i = 0; i < fs->geom.groups_count; i++) {
+		struct stalefs_group *grp = &fs->groups[i];
+		struct stalefs_group_desc *d = &grp->desc;
+
+		if (grp->bb_dirty) {
+			d->bg_flags = cpu_to_le16(le16_to_cpu(d->bg_flags) & ~STALEFS_BG_BLOCK_UNINIT);
+			d->bg_block_bitmap_csum = cpu_to_le32(
+				stalefs_bitmap_csum(fs->seed, i, grp->block_bitmap, (u32)bb_bytes(fs)));
+			err = stalefs_io_write(fs->io, le64_to_cpu(d->bg_block_bitmap),
+					       fs->geom.block_bitmap_blocks, grp->block_bitmap);
+			if (err)
+				return err;
+			grp->bb_dirty = false;
+			grp->desc_dirty = true;
+		}
+		if (grp->ib_dirty) {
+			d->bg_flags = cpu_to_le16(le16_to_cpu(d->bg_flags) & ~STALEFS_BG_INODE_UNINIT);
+			d->bg_inode_bitmap_csum = cpu_to_le32(
+				stalefs_bitmap_csum(fs->seed, i, grp->inode_bitmap, (u32)ib_bytes(fs)));
+			err = stalefs_io_write(fs->io, le64_to_cpu(d->bg_inode_bitmap),
+					       fs->geom.inode_bitmap_blocks, grp->inode_bitmap);
+			if (err)
+				return err;
+			grp->ib_dirty = false;
+			grp->desc_dirty = true;
+		}
+	}
+	return 0;
+}
+
+bool stalefs_test_block(stalefs_fs *fs, u64 block)
+{
+	u32 group;
+
+	if (block >= fs->geom.blocks_count)
+		return true;
+	group = stalefs_block_group(&fs->geom, block);
+	return bit_test(group_maps(fs, group)->block_bitmap,
+			block - stalefs_group_first_block(&fs->geom, group));
+}
+
+void stalefs_mark_block(stalefs_fs *fs, u64 block)
+{
+	u32 group;
+	struct stalefs_group *grp;
+
+	if (block >= fs->geom.blocks_count)
+		return;
+	group = stalefs_block_group(&fs->geom, block);
+	grp = group_maps(fs, group);
+	bit_set(grp->block_bitmap, block - stalefs_group_first_block(&fs->geom, group));
+	grp->bb_dirty = true;
+}
+
+void stalefs_unmark_block(stalefs_fs *fs, u64 block)
+{
+	u32 group;
+	struct stalefs_group *grp;
+
+	if (block >= fs->geom.blocks_count)
+		return;
+	group = stalefs_block_group(&fs->geom, block);
+	grp = group_maps(fs, group);
+	bit_clear(grp->block_bitmap, block - stalefs_group_first_block(&fs->geom, group));
+	grp->bb_dirty = true;
+}
+
+bool stalefs_ino_valid(const stalefs_fs *fs, u32 ino)
+{
+	return ino >= 1 && ino <= fs->geom.inodes_count;
+}
+
+bool stalefs_test_inode(stalefs_fs *fs, u32 ino)
+{
+	u32 group;
+
+	if (!stalefs_ino_valid(fs, ino))
+		return true;
+	group = stalefs_ino_group(&fs->geom, ino);
+	return bit_test(group_maps(fs, group)->inode_bitmap, (ino - 1) % fs->geom.inodes_per_group);
+}
+
+void stalefs_mark_inode(stalefs_fs *fs, u32 ino)
+{
+	struct stalefs_group *grp;
+
+	if (!stalefs_ino_valid(fs, ino))
+		return;
+	grp = group_maps(fs, stalefs_ino_group(&fs->geom, ino));
+	bit_set(grp->inode_bitmap, (ino - 1) % fs->geom.inodes_per_group);
+	grp->ib_dirty = true;
+}
+
+void stalefs_unmark_inode(stalefs_fs *fs, u32 ino)
+{
+	struct stalefs_group *grp;
+
+	if (!stalefs_ino_valid(fs, ino))
+		return;
+	grp = group_maps(fs, stalefs_ino_group(&fs->geom, ino));
+	bit_clear(grp->inode_bitmap, (ino - 1) % fs->geom.inodes_per_group);
+	grp->ib_dirty = true;
+}
+
+/* First clear bit in [from, nbits), skipping full 64-bit words. */
+static u64 find_zero(const u8 *map, u64 from, u64 nbits)
+{
+	u64 i = from;
+
+	while (i < nbits) {
+		if ((i & 63) == 0 && i + 64 <= nbits) {
+			u64 w;
+
+			memcpy(&w, map + (i >> 3), 8);
+			if (w == ~0ULL) {
+				i += 64;
+				continue;
+			}
+		}
+		if (!bit_test(map, i))
+			return i;
+		i++;
+	}
+	return nbits;
+}
+
+static void add_free_blocks(stalefs_fs *fs, u32 group, s64 delta)
+{
+	struct stalefs_group_desc *d = &fs->groups[group].desc;
+
+	d->bg_free_blocks_count = cpu_to_le32((u32)((s64)le32_to_cpu(d->bg_free_blocks_count) + delta));
+	fs->sb.s_free_blocks_count = cpu_to_le64((u64)((s64)le64_to_cpu(fs->sb.s_free_blocks_count) + delta));
+	fs->groups[group].desc_dirty = true;
+	fs->sb_dirty = true;
+}
+
+errcode_t stalefs_alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u32 *got)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	u32 ngroups = g->groups_count, first_group, k;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	if (!fs->bitmaps_loaded)
+		return STALEFS_ERR_NO_BITMAPS;
+	if (want == 0)
+		want = 1;
+	if (goal >= g->blocks_count)
+		goal = 0;
+	first_group = stalefs_block_group(g, goal);
+	/* The goal's group from the goal on, the other groups, then the goal's group from its start. */
+	for (k = 0; k <= ngroups; k++) {
+		u32 group = (first_group + k) % ngroups;
+		struct stalefs_group *grp;
+		u64 gfirst = stalefs_group_first_block(g, group);
+		u64 nbits = stalefs_group_nblocks(g, group), bit, end, b;
+		u64 from = (k == 0 && goal > gfirst) ? goal - gfirst : 0;
+
+		if (le32_to_cpu(fs->groups[group].desc.bg_free_blocks_count) == 0)
+			continue;
+		grp = group_maps(fs, group);
+		bit = find_zero(grp->block_bitmap, from, nbits);
+		if (bit >= nbits)
+			continue;
+		for (end = bit + 1; end < nbits && end - bit < want && !bit_test(grp->block_bitmap, end); end++)
+			;
+		for (b = bit; b < end; b++)
+			bit_set(grp->block_bitmap, b);
+		grp->bb_dirty = true;
+		add_free_blocks(fs, group, -(s64)(end - bit));
+		*start = gfirst + bit;
+		*got = (u32)(end - bit);
+		fs->block_alloc_goal = *start + *got;
+		return 0;
+	}
+	return STALEFS_ERR_NO_SPACE;
+}
+
+errcode_t stalefs_alloc_block(stalefs_fs *fs, u64 goal, u64 *block)
+{
+	u32 got;
+
+	return stalefs_alloc_blocks(fs, goal, 1, block, &got);
+}
+
+errcode_t stalefs_free_blocks(stalefs_fs *fs, u64 start, u64 count)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	u64 b;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	if (!fs->bitmaps_loaded)
+		return STALEFS_ERR_NO_BITMAPS;
+	if (start == 0 || start + count > g->blocks_count || start + count < start)
+		return STALEFS_ERR_BAD_BLOCK_NUM;
+	for (b = start; b < start + count; b++) {
+		u32 group = stalefs_block_group(g, b);
+		struct stalefs_group *grp = group_maps(fs, group);
+		u64 bit = b - stalefs_group_first_block(g, group);
+
+		/* Freeing a free block would corrupt the counts; skip it (fsck's job to explain). */
+		if (!bit_test(grp->block_bitmap, bit))
+			continue;
+		bit_clear(grp->block_bitmap, bit);
+		grp->bb_dirty = true;
+		add_free_blocks(fs, group, 1);
+	}
+	return 0;
+}
+
+/* Directories spread out (the emptiest group with few directories); files stay near their parent. */
+static u32 pick_inode_group(stalefs_fs *fs, u32 parent, bool is_dir)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	u32 ngroups = g->groups_count, pgroup, i, best = ~0u;
+	u64 avg_free = le32_to_cpu(fs->sb.s_free_inodes_count) / ngroups;
+
+	pgroup = stalefs_ino_valid(fs, parent) ? stalefs_ino_group(g, parent) : 0;
+	if (is_dir && ngroups > 1) {
+		u32 best_dirs = ~0u;
+
+		for (i = 0; i < ngroups; i++) {
+			u32 grp = (pgroup + 1 + i) % ngroups;
+			const struct stalefs_group_desc *d = &fs->groups[grp].desc;
+			u32 fi = le32_to_cpu(d->bg_free_inodes_count);
+
+			if (fi == 0 || fi < avg_free)
+				continue;
+			if (le32_to_cpu(d->bg_used_dirs_count) < best_dirs) {
+				best_dirs = le32_to_cpu(d->bg_used_dirs_count);
+				best = grp;
+			}
+		}
+		if (best != ~0u)
+			return best;
+	}
+	for (i = 0; i < ngroups; i++) {
+		u32 grp = (pgroup + i) % ngroups;
+
+		if (le32_to_cpu(fs->groups[grp].desc.bg_free_inodes_count) > 0)
+			return grp;
+	}
+	return ~0u;
+}
+
+errcode_t stalefs_alloc_inode(stalefs_fs *fs, u32 parent, u16 mode, u32 *ino)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	bool is_dir = (mode & STALEFS_S_IFMT) == STALEFS_S_IFDIR;
+	u32 group, ngroups = g->groups_count, k;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	if (!fs->bitmaps_loaded)
+		return STALEFS_ERR_NO_BITMAPS;
+	group = pick_inode_group(fs, parent, is_dir);
+	if (group == ~0u)
+		return STALEFS_ERR_NO_INODES;
+	for (k = 0; k < ngroups; k++, group = (group + 1) % ngroups) {
+		struct stalefs_group *grp;
+		struct stalefs_group_desc *d = &fs->groups[group].desc;
+		u32 ipg = g->inodes_per_group, mark, idx, first = 0, n;
+		errcode_t err;
+
+		if (le32_to_cpu(d->bg_free_inodes_count) == 0)
+			continue;
+		if (group == 0)
+			first = STALEFS_FIRST_INO - 1;	/* reserved inodes are never handed out */
+		grp = group_maps(fs, group);
+		idx = (u32)find_zero(grp->inode_bitmap, first, ipg);
+		if (idx >= ipg)
+			continue;
+		/* Past the initialised part of the table: zero the slots up to and including idx. */
+		mark = ipg - le32_to_cpu(d->bg_itable_unused);
+		if (idx >= mark) {
+			struct stalefs_inode zero;
+
+			memset(&zero, 0, sizeof(zero));
+			for (n = mark; n <= idx; n++) {
+				err = stalefs_write_inode_raw(fs, group * ipg + n + 1, &zero);
+				if (err)
+					return err;
+			}
+			d->bg_itable_unused = cpu_to_le32(ipg - idx - 1);
+		}
+		bit_set(grp->inode_bitmap, idx);
+		grp->ib_dirty = true;
+		d->bg_free_inodes_count = cpu_to_le32(le32_to_cpu(d->bg_free_inodes_count) - 1);
+		if (is_dir)
+			d->bg_used_dirs_count = cpu_to_le32(le32_to_cpu(d->bg_used_dirs_count) + 1);
+		fs->sb.s_free_inodes_count = cpu_to_le32(le32_to_cpu(fs->sb.s_free_inodes_count) - 1);
+		grp->desc_dirty = true;
+		fs->sb_dirty = true;
+		*ino = group * ipg + idx + 1;
+		return 0;
+	}
+	return STALEFS_ERR_NO_INODES;
+}
+
+errcode_t stalefs_free_inode(stalefs_fs *fs, u32 ino, bool is_dir)
+{
+	u32 group;
+	struct stalefs_group *grp;
+	struct stalefs_group_desc *d;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	if (!stalefs_ino_valid(fs, ino))
+		return STALEFS_ERR_BAD_INODE_NUM;
+	group = stalefs_ino_group(&fs->geom, ino);
+	grp = group_maps(fs, group);
+	d = &grp->desc;
+	if (!bit_test(grp->inode_bitmap, (ino - 1) % fs->geom.inodes_per_group))
+		return 0;
+	bit_clear(grp->inode_bitmap, (ino - 1) % fs->geom.inodes_per_group);
+	grp->ib_dirty = true;
+	d->bg_free_inodes_count = cpu_to_le32(le32_to_cpu(d->bg_free_inodes_count) + 1);
+	if (is_dir && le32_to_cpu(d->bg_used_dirs_count) > 0)
+		d->bg_used_dirs_count = cpu_to_le32(le32_to_cpu(d->bg_used_dirs_count) - 1);
+	fs->sb.s_free_inodes_count = cpu_to_le32(le32_to_cpu(fs->sb.s_free_inodes_count) + 1);
+	grp->desc_dirty = true;
+	fs->sb_dirty = true;
+	return 0;
+}
+
+errcode_t stalefs_find_free_block(stalefs_fs *fs, u64 start, u64 *block)
+{
+	u64 b;
+
+	for (b = start; b < fs->geom.blocks_count; b++)
+		if (!stalefs_test_block(fs, b)) {
+			*block = b;
+			return 0;
+		}
+	return STALEFS_ERR_NO_SPACE;
+}
+
+errcode_t stalefs_find_free_inode(stalefs_fs *fs, u32 start, u32 *ino)
+{
+	u32 i;
+
+	for (i = start ? start : 1; i <= fs->geom.inodes_count && i != 0; i++)
+		if (!stalefs_test_inode(fs, i)) {
+			*ino = i;
+			return 0;
+		}
+	return STALEFS_ERR_NO_INODES;
+}
+
+void stalefs_recount(stalefs_fs *fs)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	u64 total_blocks = 0;
+	u32 total_inodes = 0, i;
+
+	for (i = 0; i < g->groups_count; i++) {
+		struct stalefs_group *grp = group_maps(fs, i);
+		u32 nb = stalefs_group_nblocks(g, i), fb = 0, fi = 0, b;
+
+		for (b = 0; b < nb; b++)
+			fb += !bit_test(grp->block_bitmap, b);
+		for (b = 0; b < g->inodes_per_group; b++)
+			fi += !bit_test(grp->inode_bitmap, b);
+		if (le32_to_cpu(grp->desc.bg_free_blocks_count) != fb ||
+		    le32_to_cpu(grp->desc.bg_free_inodes_count) != fi) {
+			grp->desc.bg_free_blocks_count = cpu_to_le32(fb);
+			grp->desc.bg_free_inodes_count = cpu_to_le32(fi);
+			grp->desc_dirty = true;
+		}
+		total_blocks += fb;
+		total_inodes += fi;
+	}
+	fs->sb.s_free_blocks_count = cpu_to_le64(total_blocks);
+	fs->sb.s_free_inodes_count = cpu_to_le32(total_inodes);
+	fs->sb_dirty = true;
+}

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Directories: blocks of rec_len-chained entries behind a checksummed header
+ * (FORMAT.md section 8).  Entries never move, so (block, offset) positions
+ * stay valid; a removed entry's space joins the entry before it.
+ */
+#include <stdlib.h>
+#include "libstalefs.h"
+#include "lib_internal.h"
+
+bool stalefs_name_valid(const char *name, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || len > STALEFS_NAME_LEN)
+		return false;
+	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+		return false;
+	for (i = 0; i < len; i++)
+		if (name[i] == '/' || name[i] == '\0')
+			return false;
+	return true;
+}
+
+struct dir_ctx {
+	stalefs_fs *fs;
+	u32 dir;
+	struct stalefs_inode inode;
+	struct stalefs_extent_list map;
+	u32 nblocks;
+	u8 *buf;
+};
+
+static errcode_t dir_open(stalefs_fs *fs, u32 dir, struct dir_ctx *c)
+{
+	errcode_t err;
+
+	memset(c, 0, sizeof(*c));
+	c->fs = fs;
+	c->dir = dir;
+	err = stalefs_read_inode(fs, dir, &c->inode);
+	if (err)
+		return err;
+	if ((le16_to_cpu(c->inode.i_mode) & STALEFS_S_IFMT) != STALEFS_S_IFDIR)
+		return STALEFS_ERR_NOT_DIR;
+	err = stalefs_extent_read(fs, dir, &c->inode, &c->map);
+	if (err)
+		return err;
+	c->nblocks = (u32)(le64_to_cpu(c->inode.i_size) / fs->block_size);
+	c->buf = stalefs_xmalloc(fs->block_size);
+	return 0;
+}
+
+static void dir_close(struct dir_ctx *c)
+{
+	stalefs_extent_list_free(&c->map);
+	free(c->buf);
+}
+
+/* Read and verify directory block lblk into c->buf; *pblk gets its location. */
+static errcode_t dir_read_block(struct dir_ctx *c, u32 lblk, u64 *pblk)
+{
+	stalefs_fs *fs = c->fs;
+	u32 idx;
+	int rule;
+	errcode_t err;
+
+	if (!stalefs_extent_list_find(&c->map, lblk, &idx) ||
+	    (c->map.ext[idx].flags & STALEFS_EXT_UNWRITTEN))
+		return STALEFS_ERR_DIR_CORRUPT;	/* directories have no holes */
+	*pblk = c->map.ext[idx].pblk + (lblk - c->map.ext[idx].lblk);
+	err = stalefs_read_block(fs, *pblk, c->buf);
+	if (err)
+		return err;
+	rule = stalefs_verify_dirblock(c->buf, fs->block_size, *pblk, c->dir, lblk);
+	if (rule)
+		return STALEFS_ERR_DIR_CORRUPT;
+	if (!(fs->flags & STALEFS_OPEN_IGNORE_CSUM) &&
+	    stalefs_verify_dirblock_csum(fs->seed, c->buf, fs->block_size))
+		return STALEFS_ERR_DIR_CSUM;
+	return 0;
+}
+
+static errcode_t dir_write_block(struct dir_ctx *c, u64 pblk)
+{
+	stalefs_dirblock_set_csum(c->fs->seed, c->buf, c->fs->block_size);
+	return stalefs_write_block(c->fs, pblk, c->buf);
+}
+
+errcode_t stalefs_dir_iterate(stalefs_fs *fs, u32 dir, int flags, stalefs_dir_iter_fn fn, void *priv)
+{
+	struct dir_ctx c;
+	struct stalefs_dirent_info info;
+	errcode_t err;
+	u32 lblk;
+
+	err = dir_open(fs, dir, &c);
+	if (err) {
+		dir_close(&c);
+		return err;
+	}
+	for (lblk = 0; lblk < c.nblocks; lblk++) {
+		u64 pblk;
+		u32 off = sizeof(struct stalefs_dir_block);
+
+		err = dir_read_block(&c, lblk, &pblk);
+		if (err)
+			break;
+		while (off < fs->block_size) {
+			const struct stalefs_dir_entry *de = (const void *)(c.buf + off);
+			int ret;
+
+			info.ino = le32_to_cpu(de->inode);
+			info.rec_len = le16_to_cpu(de->rec_len);
+			if (info.ino || (flags & STALEFS_DIR_ITER_EMPTY)) {
+				info.file_type = de->file_type;
+				info.name_len = info.ino ? de->name_len : 0;
+				memcpy(info.name, de->name, info.name_len);
+				info.name[info.name_len] = '\0';
+				info.lblk = lblk;
+				info.pblk = pblk;
+				info.offset = off;
+				ret = fn(fs, &info, priv);
+				if (ret > 0)
+					goto out;
+				if (ret < 0) {
+					err = (errcode_t)-ret;
+					goto out;
+				}
+			}
+			off += info.rec_len;
+		}
+	}
+out:
+	dir_close(&c);
+	return err;
+}
+
+struct lookup_ctx {
+	const char *name;
+	size_t len;
+	u32 ino;
+};
+
+static int lookup_cb(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *priv)
+{
+	struct lookup_ctx *l = priv;
+
+	(void)fs;
+	if (de->name_len == l->len && memcmp(de->name, l->name, l->len) == 0) {
+		l->ino = de->ino;
+		return 1;
+	}
+	return 0;
+}
+
+errcode_t stalefs_lookup(stalefs_fs *fs, u32 dir, const char *name, size_t len, u32 *ino)
+{
+	struct lookup_ctx l = { name, len, 0 };
+	errcode_t err;
+
+	if (len == 0 || len > STALEFS_NAME_LEN)
+		return len ? STALEFS_ERR_NAME_TOO_LONG : STALEFS_ERR_NOT_FOUND;
+	err = stalefs_dir_iterate(fs, dir, 0, lookup_cb, &l);
+	if (err)
+		return err;
+	if (!l.ino)
+		return STALEFS_ERR_NOT_FOUND;
+	*ino = l.ino;
+	return 0;
+}
+
+static void put_entry(u8 *at, u32 ino, u32 rec_len, const char *name, u32 len, u8 ft)
+{
+	struct stalefs_dir_entry *de = (void *)at;
+
+	de->inode = cpu_to_le32(ino);
+	de->rec_len = cpu_to_le16((u16)rec_len);
+	de->name_len = (u8)len;
+	de->file_type = ft;
+	memcpy(de->name, name, len);
+	/* Padding bytes are zero so identical directories checksum identically. */
+	memset(de->name + len, 0, STALEFS_DIR_REC_LEN(len) - 8 - len);
+}
+
+/* Format c->buf as an empty directory block (one unused entry spanning it). */
+static void init_block(struct dir_ctx *c, u64 pblk, u32 lblk)
+{
+	struct stalefs_dir_block *db = (void *)c->buf;
+	u32 hdr = sizeof(*db);
+
+	memset(c->buf, 0, c->fs->block_size);
+	db->db_magic = cpu_to_le32(STALEFS_DIRBLK_MAGIC);
+	db->db_blocknr = cpu_to_le64(pblk);
+	db->db_owner = cpu_to_le32(c->dir);
+	db->db_lblk = cpu_to_le32(lblk);
+	((struct stalefs_dir_entry *)(c->buf + hdr))->rec_len = cpu_to_le16((u16)(c->fs->block_size - hdr));
+}
+
+/* Try to place an entry in c->buf; true on success. */
+static bool place_entry(struct dir_ctx *c, const char *name, u32 len, u32 ino, u8 ft)
+{
+	u32 need = STALEFS_DIR_REC_LEN(len), off = sizeof(struct stalefs_dir_block);
+	u32 bs = c->fs->block_size;
+
+	while (off < bs) {
+		struct stalefs_dir_entry *de = (void *)(c->buf + off);
+		u32 rec = le16_to_cpu(de->rec_len);
+		u32 used = de->inode ? STALEFS_DIR_REC_LEN(de->name_len) : 0;
+
+		if (rec < 8 || off + rec > bs)
+			return false;	/* verified earlier; never loop on a bad chain */
+		if (rec - used >= need) {
+			if (used) {
+				de->rec_len = cpu_to_le16((u16)used);
+				put_entry(c->buf + off + used, ino, rec - used, name, len, ft);
+			} else {
+				put_entry(c->buf + off, ino, rec, name, len, ft);
+			}
+			return true;
+		}
+		off += rec;
+	}
+	return false;
+}
+
+errcode_t stalefs_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 file_type)
+{
+	struct dir_ctx c;
+	u32 len = (u32)strlen(name), lblk, start;
+	u64 pblk;
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	if (len > STALEFS_NAME_LEN)
+		return STALEFS_ERR_NAME_TOO_LONG;
+	if (len == 0 || memchr(name, '/', len))
+		return STALEFS_ERR_BAD_NAME;
+	err = dir_open(fs, dir, &c);
+	if (err)
+		goto out;
+	/* Filling a directory: resume where the last entry went rather than rescanning. */
+	start = (fs->dir_hint_ino == dir && fs->dir_hint_lblk < c.nblocks) ? fs->dir_hint_lblk : 0;
+	for (lblk = start; lblk < c.nblocks; lblk++) {
+		err = dir_read_block(&c, lblk, &pblk);
+		if (err)
+			goto out;
+		if (place_entry(&c, name, len, ino, file_type)) {
+			err = dir_write_block(&c, pblk);
+			fs->dir_hint_ino = dir;
+			fs->dir_hint_lblk = lblk;
+			goto touch;
+		}
+	}
+	/* No room: a new block at the end. */
+	if (c.nblocks >= STALEFS_MAX_FILE_BLOCKS - 1) {
+		err = STALEFS_ERR_FILE_TOO_BIG;
+		goto out;
+	}
+	lblk = c.nblocks;
+	{
+		u64 goal = c.map.count ? c.map.ext[c.map.count - 1].pblk + c.map.ext[c.map.count - 1].len
+				       : stalefs_group_first_block(&fs->geom, stalefs_ino_group(&fs->geom, dir));
+
+		err = stalefs_alloc_block(fs, goal, &pblk);
+	}
+	if (err)
+		goto out;
+	init_block(&c, pblk, lblk);
+	place_entry(&c, name, len, ino, file_type);
+	err = dir_write_block(&c, pblk);
+	if (!err)
+		err = stalefs_extent_list_set(&c.map, lblk, 1, pblk, 0, NULL);
+	if (!err)
+		err = stalefs_extent_write(fs, dir, &c.inode, &c.map);
+	if (err)
+		goto out;
+	c.inode.i_size = cpu_to_le64((u64)(lblk + 1) * fs->block_size);
+	fs->dir_hint_ino = dir;
+	fs->dir_hint_lblk = lblk;
+touch:
+	if (!err) {
+		stalefs_inode_set_times_now(&c.inode, false, true, true);
+		err = stalefs_write_inode(fs, dir, &c.inode);
+	}
+out:
+	dir_close(&c);
+	return err;
+}
+
+errcode_t stalefs_unlink(stalefs_fs *fs, u32 dir, const char *name, u32 *ret_ino)
+{
+	struct dir_ctx c;
+	u32 len = (u32)strlen(name), lblk;
+	u64 pblk;
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	err = dir_open(fs, dir, &c);
+	if (err)
+		goto out;
+	for (lblk = 0; lblk < c.nblocks; lblk++) {
+		u32 off = sizeof(struct stalefs_dir_block), prev = 0;
+
+		err = dir_read_block(&c, lblk, &pblk);
+		if (err)
+			goto out;
+		while (off < fs->block_size) {
+			struct stalefs_dir_entry *de = (void *)(c.buf + off);
+			u32 rec = le16_to_cpu(de->rec_len);
+
+			if (de->inode && de->name_len == len && memcmp(de->name, name, len) == 0) {
+				if (ret_ino)
+					*ret_ino = le32_to_cpu(de->inode);
+				if (prev) {
+					struct stalefs_dir_entry *p = (void *)(c.buf + prev);
+
+					p->rec_len = cpu_to_le16((u16)(le16_to_cpu(p->rec_len) + rec));
+				} else {
+					de->inode = 0;
+				}
+				err = dir_write_block(&c, pblk);
+				if (!err) {
+					stalefs_inode_set_times_now(&c.inode, false, true, true);
+					err = stalefs_write_inode(fs, dir, &c.inode);
+				}
+				if (fs->dir_hint_ino == dir && fs->dir_hint_lblk > lblk)
+					fs->dir_hint_lblk = lblk;
+				goto out;
+			}
+			prev = off;
+			off += rec;
+		}
+	}
+	err = STALEFS_ERR_NOT_FOUND;
+out:
+	dir_close(&c);
+	return err;
+}
+
+errcode_t stalefs_dir_init(stalefs_fs *fs, u32 dir, struct stalefs_inode *inode, u32 parent)
+{
+	struct dir_ctx c;
+	u64 pblk;
+	u32 hdr = sizeof(struct stalefs_dir_block), dot = STALEFS_DIR_REC_LEN(1);
+	errcode_t err;
+
+	memset(&c, 0, sizeof(c));
+	c.fs = fs;
+	c.dir = dir;
+	err = stalefs_alloc_block(fs, stalefs_group_first_block(&fs->geom, stalefs_ino_group(&fs->geom, dir)),
+				  &pblk);
+	if (err)
+		return err;
+	c.buf = stalefs_xmalloc(fs->block_size);
+	init_block(&c, pblk, 0);
+	put_entry(c.buf + hdr, dir, dot, ".", 1, STALEFS_FT_DIR);
+	put_entry(c.buf + hdr + dot, parent, fs->block_size - hdr - dot, "..", 2, STALEFS_FT_DIR);
+	err = dir_write_block(&c, pblk);
+	if (!err)
+		err = stalefs_extent_list_set(&c.map, 0, 1, pblk, 0, NULL);
+	if (!err)
+		err = stalefs_extent_write(fs, dir, inode, &c.map);
+	if (!err)
+		inode->i_size = cpu_to_le64(fs->block_size);
+	dir_close(&c);
+	return err;
+}
+
+static int empty_cb(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *priv)
+{
+	(void)fs;
+	if ((de->name_len == 1 && de->name[0] == '.') ||
+	    (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.'))
+		return 0;
+	*(bool *)priv = false;
+	return 1;
+}
+
+errcode_t stalefs_dir_is_empty(stalefs_fs *fs, u32 dir, bool *empty)
+{
+	*empty = true;
+	return stalefs_dir_iterate(fs, dir, 0, empty_cb, empty);
+}

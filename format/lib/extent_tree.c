@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Extent trees on disk: reading a whole tree into an extent list (verifying
+ * every node), walking it node by node, and writing a list back as a tree
+ * (leaves filled in order, index levels added until the root fits the inode).
+ */
+#include <stdlib.h>
+#include "libstalefs.h"
+#include "lib_internal.h"
+
+struct walk_ctx {
+	stalefs_fs *fs;
+	u32 ino, gen;
+	stalefs_extent_walk_fn fn;
+	void *priv;
+	bool strict;		/* stop with an error at the first bad node */
+	errcode_t err;
+};
+
+static errcode_t rule_error(int rule)
+{
+	if (rule == STALEFS_R_EXTBLK_CSUM)
+		return STALEFS_ERR_EXTENT_CSUM;
+	return STALEFS_ERR_EXTENT_CORRUPT;
+}
+
+/* Visit one node (root or block) and, depth first, its children. */
+static int walk_node(struct walk_ctx *c, const struct stalefs_extent_header *eh, u32 max,
+		     int expect_depth, u32 level, u64 node_block, u64 lo, u64 hi)
+{
+	stalefs_fs *fs = c->fs;
+	struct stalefs_extent_walk w;
+	u32 i, entries;
+	int rule, ret;
+
+	memset(&w, 0, sizeof(w));
+	w.level = level;
+	w.node_block = node_block;
+	rule = stalefs_verify_extent_node(&fs->geom, eh, max, expect_depth);
+	if (rule) {
+		w.rule = rule;
+		c->err = rule_error(rule);
+		if (c->fn)
+			c->fn(fs, &w, c->priv);
+		return -1;
+	}
+	entries = le16_to_cpu(eh->eh_entries);
+	w.depth = le16_to_cpu(eh->eh_depth);
+	w.entries = entries;
+	w.max = max;
+	w.is_index = w.depth > 0;
+	for (i = 0; i < entries; i++) {
+		u64 next_lo = hi;
+
+		w.index = i;
+		if (w.is_index) {
+			const struct stalefs_extent_idx *ix = &stalefs_eh_index(eh)[i];
+
+			w.e.lblk = le32_to_cpu(ix->ei_lblk);
+			w.e.pblk = le64_to_cpu(ix->ei_pblk);
+			w.e.len = 0;
+			w.e.flags = 0;
+			if (i + 1 < entries)
+				next_lo = le32_to_cpu(stalefs_eh_index(eh)[i + 1].ei_lblk);
+		} else {
+			const struct stalefs_extent *ex = &stalefs_eh_extents(eh)[i];
+
+			w.e.lblk = le32_to_cpu(ex->ee_lblk);
+			w.e.len = le16_to_cpu(ex->ee_len);
+			w.e.pblk = le64_to_cpu(ex->ee_pblk);
+			w.e.flags = le16_to_cpu(ex->ee_flags);
+		}
+		/* Every entry must lie in the range its parent index promised. */
+		if (w.e.lblk < lo || (u64)w.e.lblk + (w.is_index ? 1 : w.e.len) > hi) {
+			w.rule = STALEFS_R_EXT_UNSORTED;
+			c->err = STALEFS_ERR_EXTENT_CORRUPT;
+			if (c->fn)
+				c->fn(fs, &w, c->priv);
+			if (c->strict)
+				return -1;
+			w.rule = 0;
+			continue;
+		}
+		if (c->fn) {
+			ret = c->fn(fs, &w, c->priv);
+			if (ret)
+				return ret;
+		}
+		if (w.is_index) {
+			u8 *buf = stalefs_xmalloc(fs->block_size);
+			errcode_t err = stalefs_read_block(fs, w.e.pblk, buf);
+
+			if (!err) {
+				rule = stalefs_verify_extblock_header(buf, w.e.pblk, c->ino, c->gen);
+				if (!rule && !(fs->flags & STALEFS_OPEN_IGNORE_CSUM))
+					rule = stalefs_verify_extblock_csum(fs->seed, buf, fs->block_size);
+			}
+			if (err || rule) {
+				struct stalefs_extent_walk bad = w;
+
+				bad.level = level + 1;
+				bad.node_block = w.e.pblk;
+				bad.rule = rule ? rule : STALEFS_R_EXTBLK_MAGIC;
+				c->err = err ? err : rule_error(rule);
+				if (c->fn)
+					c->fn(fs, &bad, c->priv);
+				free(buf);
+				if (c->strict)
+					return -1;
+				continue;
+			}
+			ret = walk_node(c, stalefs_extblock_eh(buf), stalefs_extblock_max_entries(fs->block_size),
+					(int)w.depth - 1, level + 1, w.e.pblk, w.e.lblk, next_lo);
+			free(buf);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int do_walk(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode, stalefs_extent_walk_fn fn,
+		   void *priv, bool strict, errcode_t *err)
+{
+	struct walk_ctx c = { fs, ino, le32_to_cpu(inode->i_generation), fn, priv, strict, 0 };
+	int ret;
+
+	if (!stalefs_inode_has_extents(inode)) {
+		*err = 0;
+		return 0;
+	}
+	ret = walk_node(&c, stalefs_inode_eh(inode), STALEFS_ROOT_EXTENTS, -1, 0, 0, 0,
+			STALEFS_MAX_FILE_BLOCKS + 1);
+	*err = c.err;
+	return ret;
+}
+
+errcode_t stalefs_extent_walk(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode,
+			      stalefs_extent_walk_fn fn, void *priv)
+{
+	errcode_t err;
+	int ret = do_walk(fs, ino, inode, fn, priv, false, &err);
+
+	if (ret < 0 && !err)
+		err = STALEFS_ERR_EXTENT_CORRUPT;
+	return err;
+}
+
+static int collect_cb(stalefs_fs *fs, const struct stalefs_extent_walk *w, void *priv)
+{
+	struct stalefs_extent_list *l = priv;
+
+	(void)fs;
+	if (w->rule)
+		return -1;
+	if (w->is_index) {
+		l->tree_blocks++;
+		return 0;
+	}
+	if (stalefs_extent_list_append(l, w->e.lblk, w->e.len, w->e.pblk, w->e.flags))
+		return -1;
+	return 0;
+}
+
+errcode_t stalefs_extent_read(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode,
+			      struct stalefs_extent_list *l)
+{
+	errcode_t err;
+	int ret;
+
+	memset(l, 0, sizeof(*l));
+	ret = do_walk(fs, ino, inode, collect_cb, l, true, &err);
+	if (ret < 0) {
+		stalefs_extent_list_free(l);
+		return err ? err : STALEFS_ERR_EXTENT_CORRUPT;
+	}
+	return 0;
+}
+
+struct block_vec {
+	u64 *b;
+	u32 n, cap;
+};
+
+static void vec_push(struct block_vec *v, u64 block)
+{
+	if (v->n == v->cap) {
+		v->cap = v->cap * 2 + 16;
+		v->b = realloc(v->b, v->cap * sizeof(*v->b));
+		if (!v->b)
+			stalefs_xmalloc((size_t)-1 / 2);	/* reports and aborts */
+	}
+	v->b[v->n++] = block;
+}
+
+static int node_blocks_cb(stalefs_fs *fs, const struct stalefs_extent_walk *w, void *priv)
+{
+	(void)fs;
+	if (w->is_index && !w->rule)
+		vec_push(priv, w->e.pblk);
+	return 0;
+}
+
+/* Free the node blocks of the tree now in the inode (the data blocks are the caller's). */
+errcode_t stalefs_extent_free_nodes(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode)
+{
+	struct block_vec nodes = { NULL, 0, 0 };
+	errcode_t err = 0, werr;
+	u32 i;
+
+	do_walk(fs, ino, inode, node_blocks_cb, &nodes, false, &werr);
+	for (i = 0; i < nodes.n && !err; i++)
+		err = stalefs_free_blocks(fs, nodes.b[i], 1);
+	free(nodes.b);
+	return err;
+}
+
+/* One level of the tree being built: entries as (lblk, pblk-or-extent). */
+struct level_entry {
+	u32 lblk;
+	u64 pblk;
+};
+
+static void fill_extent(struct stalefs_extent *ex, const struct stalefs_extent_info *e)
+{
+	ex->ee_lblk = cpu_to_le32(e->lblk);
+	ex->ee_len = cpu_to_le16((u16)e->len);
+	ex->ee_flags = cpu_to_le16(e->flags);
+	ex->ee_pblk = cpu_to_le64(e->pblk);
+}
+
+static void init_header(struct stalefs_extent_header *eh, u32 entries, u32 max, u32 depth)
+{
+	eh->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
+	eh->eh_entries = cpu_to_le16((u16)entries);
+	eh->eh_max = cpu_to_le16((u16)max);
+	eh->eh_depth = cpu_to_le16((u16)depth);
+}
+
+errcode_t stalefs_extent_write(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode,
+			       struct stalefs_extent_list *l)
+{
+	u32 per_block = stalefs_extblock_max_entries(fs->block_size);
+	u32 gen = le32_to_cpu(inode->i_generation);
+	struct stalefs_extent_header *root = (struct stalefs_extent_header *)inode->i_block;
+	struct level_entry *level = NULL;
+	u32 nlevel = 0, depth = 0, i, j;
+	u64 data_blocks = 0, node_blocks = 0, goal;
+	bool stale = false;
+	u8 *buf = NULL;
+	errcode_t err;
+
+	if (!stalefs_inode_has_extents(inode))
+		return STALEFS_ERR_BAD_ARGUMENT;
+	err = stalefs_extent_free_nodes(fs, ino, inode);
+	if (err)
+		return err;
+	stalefs_extent_list_normalise(l);
+	for (i = 0; i < l->count; i++) {
+		data_blocks += l->ext[i].len;
+		stale |= (l->ext[i].flags & STALEFS_EXT_STALE) != 0;
+	}
+	memset(inode->i_block, 0, sizeof(inode->i_block));
+	if (l->count <= STALEFS_ROOT_EXTENTS) {
+		init_header(root, l->count, STALEFS_ROOT_EXTENTS, 0);
+		for (i = 0; i < l->count; i++)
+			fill_extent(&stalefs_eh_extents(root)[i], &l->ext[i]);
+		goto done;
+	}
+	buf = stalefs_xmalloc(fs->block_size);
+	goal = l->ext[0].pblk;
+	/* Leaves, then index levels, each level's node blocks written as they fill. */
+	nlevel = (l->count + per_block - 1) / per_block;
+	level = stalefs_xcalloc(nlevel, sizeof(*level));
+	for (depth = 0;; depth++) {
+		u32 n_in = depth == 0 ? l->count : nlevel;
+		u32 n_out = (n_in + per_block - 1) / per_block;
+		struct level_entry *next;
+
+		if (depth > 0 && n_in <= STALEFS_ROOT_EXTENTS)
+			break;
+		if (depth >= STALEFS_EXT_MAX_DEPTH) {
+			err = STALEFS_ERR_EXTENT_TOO_DEEP;
+			goto out;
+		}
+		next = stalefs_xcalloc(n_out, sizeof(*next));
+		for (j = 0; j < n_out; j++) {
+			struct stalefs_extent_block *eb = (struct stalefs_extent_block *)buf;
+			u32 first = j * per_block, cnt = n_in - first < per_block ? n_in - first : per_block;
+			u64 blk;
+
+			err = stalefs_alloc_block(fs, goal, &blk);
+			if (err) {
+				free(next);
+				goto out;
+			}
+			goal = blk + 1;
+			node_blocks++;
+			memset(buf, 0, fs->block_size);
+			eb->eb_magic = cpu_to_le32(STALEFS_EXTBLK_MAGIC);
+			eb->eb_blocknr = cpu_to_le64(blk);
+			eb->eb_owner = cpu_to_le32(ino);
+			eb->eb_owner_gen = cpu_to_le32(gen);
+			init_header(&eb->eb_hdr, cnt, per_block, depth);
+			for (i = 0; i < cnt; i++) {
+				if (depth == 0) {
+					fill_extent(&stalefs_eh_extents(&eb->eb_hdr)[i], &l->ext[first + i]);
+				} else {
+					struct stalefs_extent_idx *ix = &stalefs_eh_index(&eb->eb_hdr)[i];
+
+					ix->ei_lblk = cpu_to_le32(level[first + i].lblk);
+					ix->ei_pblk = cpu_to_le64(level[first + i].pblk);
+				}
+			}
+			stalefs_extblock_set_csum(fs->seed, buf, fs->block_size);
+			err = stalefs_write_block(fs, blk, buf);
+			if (err) {
+				free(next);
+				goto out;
+			}
+			next[j].lblk = depth == 0 ? l->ext[first].lblk : level[first].lblk;
+			next[j].pblk = blk;
+		}
+		free(level);
+		level = next;
+		nlevel = n_out;
+	}
+	init_header(root, nlevel, STALEFS_ROOT_EXTENTS, depth);
+	for (i = 0; i < nlevel; i++) {
+		stalefs_eh_index(root)[i].ei_lblk = cpu_to_le32(level[i].lblk);
+		stalefs_eh_index(root)[i].ei_pblk = cpu_to_le64(level[i].pblk);
+	}
+done:
+	inode->i_blocks = cpu_to_le64(data_blocks + node_blocks);
+	if (stale)
+		inode->i_flags = cpu_to_le32(le32_to_cpu(inode->i_flags) | STALEFS_INODE_STALE_FL);
+	else
+		inode->i_flags = cpu_to_le32(le32_to_cpu(inode->i_flags) & ~STALEFS_INODE_STALE_FL);
+	l->tree_blocks = node_blocks;
+	err = 0;
+out:
+	free(level);
+	free(buf);
+	return err;
+}

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * File data offline: read (holes and UNWRITTEN read as zeros, STALE reads the
+ * disk), write (allocating written extents: the data is on disk before the
+ * mapping that exposes it), truncate, fallocate, punch.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "libstalefs.h"
+#include "lib_internal.h"
+
+errcode_t stalefs_free_extent_blocks(stalefs_fs *fs, const struct stalefs_extent_list *l)
+{
+	errcode_t err = 0;
+	u32 i;
+
+	for (i = 0; i < l->count && !err; i++)
+		err = stalefs_free_blocks(fs, l->ext[i].pblk, l->ext[i].len);
+	return err;
+}
+
+static errcode_t load(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, struct stalefs_extent_list *l)
+{
+	errcode_t err = stalefs_read_inode(fs, ino, inode);
+
+	if (err)
+		return err;
+	if (!stalefs_inode_has_extents(inode))
+		return STALEFS_ERR_NOT_REGULAR;
+	return stalefs_extent_read(fs, ino, inode, l);
+}
+
+static errcode_t store(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, struct stalefs_extent_list *l)
+{
+	errcode_t err = stalefs_extent_write(fs, ino, inode, l);
+
+	if (!err)
+		err = stalefs_write_inode(fs, ino, inode);
+	return err;
+}
+
+/* Where to look for free blocks for lblk: after the extent before it, else in the inode's group. */
+static u64 alloc_goal(stalefs_fs *fs, u32 ino, const struct stalefs_extent_list *l, u32 lblk)
+{
+	u32 idx;
+
+	stalefs_extent_list_find(l, lblk, &idx);
+	if (idx > 0) {
+		const struct stalefs_extent_info *e = &l->ext[idx - 1];
+
+		return e->pblk + e->len + (lblk - (e->lblk + e->len));
+	}
+	/* A new file: after the last allocation if that was in the inode's group, so a tree being
+	 * copied in lays out in order without rescanning the bitmap from the group start. */
+	if (stalefs_block_group(&fs->geom, fs->block_alloc_goal) == stalefs_ino_group(&fs->geom, ino))
+		return fs->block_alloc_goal;
+	return stalefs_group_first_block(&fs->geom, stalefs_ino_group(&fs->geom, ino));
+}
+
+errcode_t stalefs_file_read(stalefs_fs *fs, u32 ino, u64 off, void *buf, size_t len, size_t *got)
+{
+	struct stalefs_inode inode;
+	struct stalefs_extent_list l;
+	u32 bs = fs->block_size;
+	u8 *out = buf, *blk;
+	u64 size, end;
+	errcode_t err;
+
+	*got = 0;
+	err = load(fs, ino, &inode, &l);
+	if (err)
+		return err;
+	size = le64_to_cpu(inode.i_size);
+	end = off + len < size ? off + len : size;
+	blk = stalefs_xmalloc(bs);
+	while (off < end && !err) {
+		u32 lblk = (u32)(off / bs), in = (u32)(off % bs), idx;
+		size_t n = bs - in < end - off ? bs - in : (size_t)(end - off);
+
+		if (stalefs_extent_list_find(&l, lblk, &idx) && !(l.ext[idx].flags & STALEFS_EXT_UNWRITTEN)) {
+			const struct stalefs_extent_info *e = &l.ext[idx];
+			u64 pblk = e->pblk + (lblk - e->lblk);
+			u32 run = e->lblk + e->len - lblk;
+
+			if (in == 0 && n == bs && run > 1 && end - off >= 2ULL * bs) {
+				/* Whole blocks in one transfer. */
+				u64 want = (end - off) / bs;
+
+				if (want > run)
+					want = run;
+				if (want > 256)
+					want = 256;
+				err = stalefs_io_read(fs->io, pblk, (u32)want, out);
+				n = (size_t)want * bs;
+			} else {
+				err = stalefs_io_read(fs->io, pblk, 1, blk);
+				if (!err)
+					memcpy(out, blk + in, n);
+			}
+		} else {
+			memset(out, 0, n);
+		}
+		out += n;
+		off += n;
+		*got += n;
+	}
+	free(blk);
+	stalefs_extent_list_free(&l);
+	return err;
+}
+
+/* Write [off, off+len) of an in-memory file; buf NULL writes zeros. Updates l. */
+static errcode_t write_range(stalefs_fs *fs, u32 ino, struct stalefs_extent_list *l, u64 off,
+			     const u8 *buf, size_t len)
+{
+	u32 bs = fs->block_size;
+	u8 *blk = stalefs_xmalloc(bs);
+	errcode_t err = 0;
+
+	while (len > 0 && !err) {
+		u32 lblk = (u32)(off / bs), in = (u32)(off % bs), idx;
+		size_t n = bs - in < len ? bs - in : len;
+
+		if ((off / bs) >= STALEFS_MAX_FILE_BLOCKS) {
+			err = STALEFS_ERR_FILE_TOO_BIG;
+			break;
+		}
+		if (stalefs_extent_list_find(l, lblk, &idx)) {
+			struct stalefs_extent_info e = l->ext[idx];
+			u64 pblk = e.pblk + (lblk - e.lblk);
+
+			if (n < bs) {
+				/* Partial block: unwritten blocks read as zeros, not as the disk. */
+				if (e.flags & STALEFS_EXT_UNWRITTEN)
+					memset(blk, 0, bs);
+				else
+					err = stalefs_io_read(fs->io, pblk, 1, blk);
+			}
+			if (!err) {
+				if (n < bs)
+					buf ? memcpy(blk + in, buf, n) : memset(blk + in, 0, n);
+				else
+					buf ? memcpy(blk, buf, bs) : memset(blk, 0, bs);
+				err = stalefs_io_write(fs->io, pblk, 1, blk);
+			}
+			/* Written now: no longer unwritten; a wholly rewritten block is no longer stale. */
+			if (!err && (e.flags & STALEFS_EXT_UNWRITTEN))
+				err = stalefs_extent_list_change_flags(l, lblk, 1, STALEFS_EXT_UNWRITTEN, 0);
+			if (!err && (e.flags & STALEFS_EXT_STALE) && n == bs)
+				err = stalefs_extent_list_change_flags(l, lblk, 1, STALEFS_EXT_STALE, 0);
+		} else {
+			/* A hole: allocate as many contiguous blocks as the rest of the write and the hole allow. */
+			u64 whole = (in + len + bs - 1) / bs, hole = whole, start;
+			u32 got, i;
+
+			if (idx < l->count && l->ext[idx].lblk - lblk < hole)
+				hole = l->ext[idx].lblk - lblk;
+			if (hole > STALEFS_EXT_MAX_LEN)
+				hole = STALEFS_EXT_MAX_LEN;
+			err = stalefs_alloc_blocks(fs, alloc_goal(fs, ino, l, lblk), (u32)hole, &start, &got);
+			if (err)
+				break;
+			for (i = 0; i < got && len > 0 && !err; i++) {
+				n = bs - in < len ? bs - in : len;
+				memset(blk, 0, bs);
+				if (buf)
+					memcpy(blk + in, buf, n);
+				err = stalefs_io_write(fs->io, start + i, 1, blk);
+				if (buf)
+					buf += n;
+				off += n;
+				len -= n;
+				in = 0;
+			}
+			if (!err)
+				err = stalefs_extent_list_set(l, lblk, got, start, 0, NULL);
+			continue;
+		}
+		if (buf)
+			buf += n;
+		off += n;
+		len -= n;
+	}
+	free(blk);
+	return err;
+}
+
+errcode_t stalefs_file_write(stalefs_fs *fs, u32 ino, u64 off, const void *buf, size_t len)
+{
+	struct stalefs_inode inode;
+	struct stalefs_extent_list l;
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	err = load(fs, ino, &inode, &l);
+	if (err)
+		return err;
+	err = write_range(fs, ino, &l, off, buf, len);
+	if (!err) {
+		if (off + len > le64_to_cpu(inode.i_size))
+			inode.i_size = cpu_to_le64(off + len);
+		stalefs_inode_set_times_now(&inode, false, true, true);
+		err = store(fs, ino, &inode, &l);
+	}
+	stalefs_extent_list_free(&l);
+	return err;
+}
+
+/* Copy one data segment [off, end) of the source fd, in large contiguous allocations. */
+static errcode_t copy_segment(stalefs_fs *fs, u32 ino, struct stalefs_extent_list *l, int fd,
+			      u64 off, u64 end, u8 *chunk, size_t chunk_size)
+{
+	u32 bs = fs->block_size;
+	errcode_t err = 0;
+
+	while (off < end && !err) {
+		u64 want_blocks = (end - off + bs - 1) / bs, start;
+		u32 got;
+		size_t bytes, done = 0;
+
+		if (want_blocks > chunk_size / bs)
+			want_blocks = chunk_size / bs;
+		if (off / bs + want_blocks > STALEFS_MAX_FILE_BLOCKS)
+			return STALEFS_ERR_FILE_TOO_BIG;
+		err = stalefs_alloc_blocks(fs, alloc_goal(fs, ino, l, (u32)(off / bs)), (u32)want_blocks,
+					   &start, &got);
+		if (err)
+			return err;
+		bytes = (size_t)got * bs;
+		if (bytes > end - off)
+			bytes = (size_t)(end - off);
+		while (done < bytes) {
+			ssize_t r = pread(fd, chunk + done, bytes - done, (off_t)(off + done));
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				return errno;
+			if (r == 0)
+				break;	/* the source shrank: the rest reads as zeros */
+			done += (size_t)r;
+		}
+		memset(chunk + done, 0, (size_t)got * bs - done);
+		err = stalefs_io_write(fs->io, start, got, chunk);
+		if (!err)
+			err = stalefs_extent_list_set(l, (u32)(off / bs), got, start, 0, NULL);
+		off += (u64)got * bs;
+	}
+	return err;
+}
+
+errcode_t stalefs_file_write_from_fd(stalefs_fs *fs, u32 ino, int fd, u64 size)
+{
+	struct stalefs_inode inode;
+	struct stalefs_extent_list l;
+	size_t chunk_size = 1u << 20;
+	u8 *chunk;
+	u64 off = 0;
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	err = load(fs, ino, &inode, &l);
+	if (err)
+		return err;
+	if ((size + fs->block_size - 1) / fs->block_size > STALEFS_MAX_FILE_BLOCKS) {
+		stalefs_extent_list_free(&l);
+		return STALEFS_ERR_FILE_TOO_BIG;
+	}
+	chunk = stalefs_xmalloc(chunk_size);
+	/* Walk the source's data segments so that holes stay holes. */
+	while (off < size && !err) {
+		off_t data = lseek(fd, (off_t)off, SEEK_DATA), hole;
+
+		if (data < 0) {
+			if (errno == ENXIO)
+				break;			/* only a hole remains */
+			data = (off_t)off;		/* no SEEK_DATA: copy everything */
+			hole = (off_t)size;
+		} else {
+			hole = lseek(fd, data, SEEK_HOLE);
+			if (hole < 0 || (u64)hole > size)
+				hole = (off_t)size;
+		}
+		if ((u64)data >= size)
+			break;
+		/* Whole blocks only: a block partly data is copied whole. */
+		data = (off_t)((u64)data / fs->block_size * fs->block_size);
+		hole = (off_t)(((u64)hole + fs->block_size - 1) / fs->block_size * fs->block_size);
+		if ((u64)hole > size)
+			hole = (off_t)size;
+		err = copy_segment(fs, ino, &l, fd, (u64)data, (u64)hole, chunk, chunk_size);
+		off = (u64)hole;
+	}
+	free(chunk);
+	if (!err) {
+		inode.i_size = cpu_to_le64(size);
+		err = store(fs, ino, &inode, &l);
+	}
+	stalefs_extent_list_free(&l);
+	return err;
+}
+
+errcode_t stalefs_truncate(stalefs_fs *fs, u32 ino, u64 size)
+{
+	struct stalefs_inode inode;
+	struct stalefs_extent_list l, old;
+	u32 bs = fs->block_size;
+	u64 keep = (size + bs - 1) / bs;
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	if (keep > STALEFS_MAX_FILE_BLOCKS)
+		return STALEFS_ERR_FILE_TOO_BIG;
+	err = load(fs, ino, &inode, &l);
+	if (err)
+		return err;
+	memset(&old, 0, sizeof(old));
+	err = stalefs_extent_list_remove(&l, (u32)keep, (u32)(STALEFS_MAX_FILE_BLOCKS - keep), &old);
+	/* The tail of the new last block must read as zeros if the file grows again. */
+	if (!err && size % bs && size < le64_to_cpu(inode.i_size)) {
+		u32 idx;
+
+		if (stalefs_extent_list_find(&l, (u32)(size / bs), &idx) &&
+		    !(l.ext[idx].flags & STALEFS_EXT_UNWRITTEN))
+			err = write_range(fs, ino, &l, size, NULL, bs - size % bs);
+	}
+	if (!err)
+		err = stalefs_free_extent_blocks(fs, &old);
+	if (!err) {
+		inode.i_size = cpu_to_le64(size);
+		stalefs_inode_set_times_now(&inode, false, true, true);
+		err = store(fs, ino, &inode, &l);
+	}
+	stalefs_extent_list_free(&old);
+	stalefs_extent_list_free(&l);
+	return err;
+}
+
+errcode_t stalefs_fallocate(stalefs_fs *fs, u32 ino, u32 lblk, u32 count, bool stale)
+{
+	struct stalefs_inode inode;
+	struct stalefs_extent_list l;
+	u16 flag = stale ? STALEFS_EXT_STALE : STALEFS_EXT_UNWRITTEN;
+	u64 end = (u64)lblk + count, cur = lblk;
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	if (end > STALEFS_MAX_FILE_BLOCKS)
+		return STALEFS_ERR_FILE_TOO_BIG;
+	if (stale && le32_to_cpu(fs->sb.s_stale_gid) == STALEFS_STALE_GID_NONE)
+		return STALEFS_ERR_NO_STALE_GID;
+	err = load(fs, ino, &inode, &l);
+	if (err)
+		return err;
+	if ((le16_to_cpu(inode.i_mode) & STALEFS_S_IFMT) != STALEFS_S_IFREG) {
+		stalefs_extent_list_free(&l);
+		return STALEFS_ERR_NOT_REGULAR;
+	}
+	/* Unwritten extents in the range become STALE too; written ones are left alone. */
+	if (stale) {
+		u32 i;
+
+		for (i = 0; i < l.count && !err; i++) {
+			struct stalefs_extent_info e = l.ext[i];
+			u64 s = e.lblk > lblk ? e.lblk : lblk;
+			u64 t = (u64)e.lblk + e.len < end ? (u64)e.lblk + e.len : end;
+
+			if (s < t && (e.flags & STALEFS_EXT_UNWRITTEN))
+				err = stalefs_extent_list_change_flags(&l, (u32)s, (u32)(t - s),
+								       STALEFS_EXT_UNWRITTEN, STALEFS_EXT_STALE);
+		}
+	}
+	while (cur < end && !err) {
+		u32 idx, hole;
+		u64 start;
+		u32 got;
+
+		if (stalefs_extent_list_find(&l, (u32)cur, &idx)) {
+			cur = (u64)l.ext[idx].lblk + l.ext[idx].len;
+			continue;
+		}
+		hole = (u32)(end - cur);
+		if (idx < l.count && l.ext[idx].lblk - cur < hole)
+			hole = (u32)(l.ext[idx].lblk - cur);
+		if (hole > STALEFS_EXT_MAX_LEN)
+			hole = STALEFS_EXT_MAX_LEN;
+		err = stalefs_alloc_blocks(fs, alloc_goal(fs, ino, &l, (u32)cur), hole, &start, &got);
+		if (!err)
+			err = stalefs_extent_list_set(&l, (u32)cur, got, start, flag, NULL);
+		cur += got;
+	}
+	if (!err) {
+		stalefs_inode_set_times_now(&inode, false, true, true);
+		err = store(fs, ino, &inode, &l);
+	}
+	stalefs_extent_list_free(&l);
+	return err;
+}
+
+errcode_t stalefs_punch(stalefs_fs *fs, u32 ino, u32 lblk, u32 count)
+{
+	struct stalefs_inode inode;
+	struct stalefs_extent_list l, old;
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	if ((u64)lblk + count > STALEFS_MAX_FILE_BLOCKS)
+		count = (u32)(STALEFS_MAX_FILE_BLOCKS - lblk);
+	err = load(fs, ino, &inode, &l);
+	if (err)
+		return err;
+	memset(&old, 0, sizeof(old));
+	err = stalefs_extent_list_remove(&l, lblk, count, &old);
+	if (!err)
+		err = stalefs_free_extent_blocks(fs, &old);
+	if (!err) {
+		stalefs_inode_set_times_now(&inode, false, true, true);
+		err = store(fs, ino, &inode, &l);
+	}
+	stalefs_extent_list_free(&old);
+	stalefs_extent_list_free(&l);
+	return err;
+}
+
+errcode_t stalefs_bmap(stalefs_fs *fs, u32 ino, u32 lblk, u64 *pblk, u16 *flags)
+{
+	struct stalefs_inode inode;
+	struct stalefs_extent_list l;
+	u32 idx;
+	errcode_t err = load(fs, ino, &inode, &l);
+
+	if (err)
+		return err;
+	*pblk = 0;
+	*flags = 0;
+	if (stalefs_extent_list_find(&l, lblk, &idx)) {
+		*pblk = l.ext[idx].pblk + (lblk - l.ext[idx].lblk);
+		*flags = l.ext[idx].flags;
+	}
+	stalefs_extent_list_free(&l);
+	return 0;
+}

@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Opening, flushing and closing a filesystem: the superblock (primary or a
+ * backup), the group descriptor table, and the bitmaps.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+#include "libstalefs.h"
+#include "lib_internal.h"
+
+u64 stalefs_super_offset(const struct stalefs_geom *g, u32 group)
+{
+	if (group == 0)
+		return STALEFS_SUPER_OFFSET;
+	return stalefs_group_first_block(g, group) << g->log_block_size;
+}
+
+/* First block of the GDT copy in a group holding a superblock copy. */
+static u64 gdt_first_block(const struct stalefs_geom *g, u32 group)
+{
+	if (group == 0)
+		return g->sb_block + 1;
+	return stalefs_group_first_block(g, group) + 1;
+}
+
+errcode_t stalefs_read_super(struct stalefs_io *io, u64 off, struct stalefs_super_block *sb)
+{
+	return stalefs_io_pread(io, off, sizeof(*sb), sb);
+}
+
+void stalefs_mark_super_dirty(stalefs_fs *fs)
+{
+	fs->sb_dirty = true;
+}
+
+void stalefs_mark_desc_dirty(stalefs_fs *fs, u32 group)
+{
+	fs->groups[group].desc_dirty = true;
+}
+
+static errcode_t super_error(int rule)
+{
+	switch (rule) {
+	case STALEFS_R_SB_MAGIC: return STALEFS_ERR_BAD_MAGIC;
+	case STALEFS_R_SB_CSUM: return STALEFS_ERR_SB_CSUM;
+	case STALEFS_R_SB_INCOMPAT_UNKNOWN:
+	case STALEFS_R_SB_INCOMPAT_MISSING: return STALEFS_ERR_UNSUPP_FEATURE;
+	case STALEFS_R_SB_RO_COMPAT_UNKNOWN: return STALEFS_ERR_RO_UNSUPP_FEATURE;
+	}
+	return STALEFS_ERR_SB_CORRUPT;
+}
+
+/* Find a backup superblock at sb_block, trying each block size when not given. */
+static errcode_t read_backup_super(struct stalefs_io *io, u64 sb_block, u32 block_size,
+				   struct stalefs_super_block *sb)
+{
+	u32 log;
+	errcode_t err, last = STALEFS_ERR_BAD_MAGIC;
+
+	for (log = STALEFS_MIN_LOG_BLOCK; log <= STALEFS_MAX_LOG_BLOCK; log++) {
+		u32 bs = 1u << log;
+
+		if (block_size && block_size != bs)
+			continue;
+		err = stalefs_read_super(io, sb_block * bs, sb);
+		if (err) {
+			last = err;
+			continue;
+		}
+		if (le32_to_cpu(sb->s_magic) == STALEFS_SUPER_MAGIC &&
+		    le32_to_cpu(sb->s_log_block_size) + 10 == log &&
+		    (u64)le32_to_cpu(sb->s_block_group_nr) * le32_to_cpu(sb->s_blocks_per_group) == sb_block)
+			return 0;
+	}
+	return last;
+}
+
+static errcode_t read_gdt(stalefs_fs *fs, u32 sb_group)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	u8 *buf;
+	u32 i;
+	errcode_t err;
+
+	buf = malloc((size_t)g->gdt_blocks * g->block_size);
+	if (!buf)
+		return STALEFS_ERR_NO_MEMORY;
+	err = stalefs_io_read(fs->io, gdt_first_block(g, sb_group), g->gdt_blocks, buf);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	for (i = 0; i < g->groups_count; i++) {
+		struct stalefs_group_desc *d = &fs->groups[i].desc;
+
+		memcpy(d, buf + (size_t)i * STALEFS_DESC_SIZE, sizeof(*d));
+		if (stalefs_verify_desc_csum(fs->seed, i, d) || stalefs_verify_desc(g, i, d)) {
+			fs->bad_desc_count++;
+			if (!(fs->flags & (STALEFS_OPEN_FORCE | STALEFS_OPEN_IGNORE_CSUM)))
+				err = stalefs_verify_desc(g, i, d) ? STALEFS_ERR_GD_CORRUPT : STALEFS_ERR_GD_CSUM;
+		}
+	}
+	free(buf);
+	/* A backup's descriptors are old: the primary is rewritten from them. */
+	if (sb_group != 0)
+		for (i = 0; i < g->groups_count; i++)
+			fs->groups[i].desc_dirty = true;
+	return err;
+}
+
+errcode_t stalefs_open(const char *name, int flags, u64 sb_block, u32 block_size, stalefs_fs **ret)
+{
+	stalefs_fs *fs;
+	errcode_t err;
+	u64 dev_bytes;
+	int rule;
+
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return STALEFS_ERR_NO_MEMORY;
+	fs->flags = flags;
+	fs->device_name = strdup(name);
+	err = stalefs_io_open(name, flags & STALEFS_OPEN_RW, flags & STALEFS_OPEN_EXCLUSIVE, &fs->io);
+	if (err)
+		goto fail;
+	if (sb_block)
+		err = read_backup_super(fs->io, sb_block, block_size, &fs->sb);
+	else
+		err = stalefs_read_super(fs->io, STALEFS_SUPER_OFFSET, &fs->sb);
+	if (err)
+		goto fail;
+	fs->sb_block = sb_block;
+	if (le32_to_cpu(fs->sb.s_magic) != STALEFS_SUPER_MAGIC) {
+		err = STALEFS_ERR_BAD_MAGIC;
+		goto fail;
+	}
+	rule = stalefs_verify_super(&fs->sb);
+	if (!rule)
+		rule = stalefs_verify_super_csum(&fs->sb);
+	fs->sb_rule = rule;
+	if (rule == STALEFS_R_SB_RO_COMPAT_UNKNOWN && !(flags & STALEFS_OPEN_RW))
+		rule = 0;
+	if (rule == STALEFS_R_SB_CSUM && (flags & STALEFS_OPEN_IGNORE_CSUM))
+		rule = 0;
+	/* Unknown incompat features are never forced: we cannot understand the layout. */
+	if (rule && (!(flags & STALEFS_OPEN_FORCE) || rule == STALEFS_R_SB_INCOMPAT_UNKNOWN ||
+		     stalefs_geom_from_super(&fs->geom, &fs->sb))) {
+		err = super_error(rule);
+		goto fail;
+	}
+	err = stalefs_geom_from_super(&fs->geom, &fs->sb) ? STALEFS_ERR_SB_CORRUPT : 0;
+	if (err)
+		goto fail;
+	fs->block_size = fs->geom.block_size;
+	fs->seed = le32_to_cpu(fs->sb.s_csum_seed);
+	stalefs_io_set_block_size(fs->io, fs->block_size);
+	err = stalefs_io_size(fs->io, &dev_bytes);
+	if (err)
+		goto fail;
+	if (dev_bytes / fs->block_size < fs->geom.blocks_count) {
+		err = STALEFS_ERR_DEVICE_TOO_SMALL;
+		goto fail;
+	}
+	fs->groups = calloc(fs->geom.groups_count, sizeof(*fs->groups));
+	if (!fs->groups) {
+		err = STALEFS_ERR_NO_MEMORY;
+		goto fail;
+	}
+	err = read_gdt(fs, le32_to_cpu(fs->sb.s_block_group_nr));
+	if (err)
+		goto fail;
+	if (sb_block)
+		fs->sb_dirty = true;	/* the primary gets this copy back */
+	if (!(flags & STALEFS_OPEN_NO_BITMAPS)) {
+		err = stalefs_read_bitmaps(fs);
+		if (err)
+			goto fail;
+	}
+	*ret = fs;
+	return 0;
+fail:
+	stalefs_free(fs);
+	return err;
+}
+
+errcode_t stalefs_write_super_copy(stalefs_fs *fs, u32 group)
+{
+	struct stalefs_super_block sb = fs->sb;
+
+	sb.s_block_group_nr = cpu_to_le32(group);
+	stalefs_super_set_csum(&sb);
+	if (group == 0)
+		fs->sb = sb;
+	return stalefs_io_pwrite(fs->io, stalefs_super_offset(&fs->geom, group), sizeof(sb), &sb);
+}
+
+/* Write the descriptor table (every block, or only those with dirty descriptors) to a group. */
+static errcode_t write_gdt(stalefs_fs *fs, u32 group, bool all)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	u8 *buf;
+	u32 b, i;
+	errcode_t err = 0;
+
+	buf = malloc(g->block_size);
+	if (!buf)
+		return STALEFS_ERR_NO_MEMORY;
+	for (b = 0; b < g->gdt_blocks && !err; b++) {
+		u32 first = b * g->desc_per_block;
+		bool dirty = all;
+
+		memset(buf, 0, g->block_size);
+		for (i = first; i < first + g->desc_per_block && i < g->groups_count; i++) {
+			memcpy(buf + (size_t)(i - first) * STALEFS_DESC_SIZE, &fs->groups[i].desc,
+			       STALEFS_DESC_SIZE);
+			dirty |= fs->groups[i].desc_dirty;
+		}
+		if (dirty)
+			err = stalefs_io_write(fs->io, gdt_first_block(g, group) + b, 1, buf);
+	}
+	free(buf);
+	return err;
+}
+
+errcode_t stalefs_flush(stalefs_fs *fs)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	bool any_desc = false;
+	errcode_t err;
+	u32 i;
+
+	if (!(fs->flags & STALEFS_OPEN_RW))
+		return 0;
+	err = stalefs_write_dirty_bitmaps(fs);
+	if (err)
+		return err;
+	for (i = 0; i < g->groups_count; i++) {
+		if (fs->groups[i].desc_dirty) {
+			stalefs_desc_set_csum(fs->seed, i, &fs->groups[i].desc);
+			any_desc = true;
+		}
+	}
+	if (any_desc || fs->sb_dirty || fs->write_backups) {
+		err = write_gdt(fs, 0, fs->sb_block != 0);
+		if (err)
+			return err;
+	}
+	if (fs->write_backups) {
+		for (i = 1; i < g->groups_count; i++) {
+			if (!stalefs_group_has_super(g, i))
+				continue;
+			err = write_gdt(fs, i, true);
+			if (!err)
+				err = stalefs_write_super_copy(fs, i);
+			if (err)
+				return err;
+		}
+	}
+	for (i = 0; i < g->groups_count; i++)
+		fs->groups[i].desc_dirty = false;
+	err = stalefs_io_flush(fs->io);
+	if (err)
+		return err;
+	if (fs->sb_dirty || any_desc || fs->write_backups) {
+		fs->sb.s_wtime = cpu_to_le64((u64)time(NULL));
+		err = stalefs_write_super_copy(fs, 0);
+		if (err)
+			return err;
+		err = stalefs_io_flush(fs->io);
+		if (err)
+			return err;
+	}
+	fs->sb_dirty = false;
+	fs->write_backups = false;
+	fs->sb_block = 0;
+	return 0;
+}
+
+void stalefs_free(stalefs_fs *fs)
+{
+	u32 i;
+
+	if (!fs)
+		return;
+	if (fs->groups) {
+		for (i = 0; i < fs->geom.groups_count; i++) {
+			free(fs->groups[i].block_bitmap);
+			free(fs->groups[i].inode_bitmap);
+		}
+		free(fs->groups);
+	}
+	if (fs->io) {
+		/* Dropping a writable fs without flush must not write: discard the cache. */
+		stalefs_io_discard(fs->io);
+		stalefs_io_close(fs->io);
+	}
+	free(fs->device_name);
+	free(fs);
+}
+
+errcode_t stalefs_close(stalefs_fs *fs)
+{
+	errcode_t err = 0;
+
+	if (!fs)
+		return 0;
+	if (fs->flags & STALEFS_OPEN_RW)
+		err = stalefs_flush(fs);
+	if (!err && fs->io) {
+		err = stalefs_io_close(fs->io);
+		fs->io = NULL;
+	}
+	stalefs_free(fs);
+	return err;
+}
+
+errcode_t stalefs_read_block(stalefs_fs *fs, u64 block, void *buf)
+{
+	if (block >= fs->geom.blocks_count)
+		return STALEFS_ERR_BAD_BLOCK_NUM;
+	return stalefs_io_read(fs->io, block, 1, buf);
+}
+
+errcode_t stalefs_write_block(stalefs_fs *fs, u64 block, const void *buf)
+{
+	if (!(fs->flags & STALEFS_OPEN_RW))
+		return STALEFS_ERR_RO_FILSYS;
+	if (block == 0 || block >= fs->geom.blocks_count)
+		return STALEFS_ERR_BAD_BLOCK_NUM;
+	return stalefs_io_write(fs->io, block, 1, buf);
+}
+
+bool stalefs_block_valid(const stalefs_fs *fs, u64 block)
+{
+	return block > fs->geom.sb_block && block < fs->geom.blocks_count;
+}

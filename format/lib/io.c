@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The I/O layer: a file or block device, read and written in blocks, with a
+ * write-back cache for single metadata blocks (tools touch the same inode
+ * table and directory blocks over and over; the cache turns that into one
+ * write each).  Multi-block transfers (file data) bypass the cache but stay
+ * coherent with it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <linux/fs.h>
+#include <linux/falloc.h>
+#include "libstalefs.h"
+#include "lib_internal.h"
+
+#define CACHE_MAX_BYTES (64u << 20)
+
+struct cache_ent {
+	u64 block;
+	struct cache_ent *hnext;		/* hash chain */
+	struct cache_ent *prev, *next;		/* LRU list, most recent first */
+	bool dirty;
+	u8 data[];
+};
+
+struct stalefs_io {
+	int fd;
+	bool writable;
+	bool is_blockdev;
+	u32 block_size;
+	u64 bytes_written;
+	struct cache_ent **hash;
+	u32 hash_size;
+	u32 count, max;
+	struct cache_ent lru;			/* sentinel */
+};
+
+static errcode_t raw_pread(struct stalefs_io *io, u64 off, size_t len, void *buf)
+{
+	u8 *p = buf;
+
+	while (len > 0) {
+		ssize_t n = pread(io->fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (n == 0)
+			return STALEFS_ERR_SHORT_READ;
+		p += n;
+		off += (u64)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static errcode_t raw_pwrite(struct stalefs_io *io, u64 off, size_t len, const void *buf)
+{
+	const u8 *p = buf;
+
+	if (!io->writable)
+		return STALEFS_ERR_RO_FILSYS;
+	while (len > 0) {
+		ssize_t n = pwrite(io->fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (n == 0)
+			return STALEFS_ERR_SHORT_WRITE;
+		p += n;
+		off += (u64)n;
+		len -= (size_t)n;
+		io->bytes_written += (u64)n;
+	}
+	return 0;
+}
+
+errcode_t stalefs_io_open(const char *name, bool writable, bool exclusive, struct stalefs_io **ret)
+{
+	struct stalefs_io *io;
+	struct stat st;
+	int flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+
+	io = calloc(1, sizeof(*io));
+	if (!io)
+		return STALEFS_ERR_NO_MEMORY;
+	if (exclusive && writable && stat(name, &st) == 0 && S_ISBLK(st.st_mode))
+		flags |= O_EXCL;
+	io->fd = open(name, flags);
+	if (io->fd < 0) {
+		errcode_t err = errno;
+
+		free(io);
+		return err == EBUSY ? STALEFS_ERR_MOUNTED : err;
+	}
+	if (fstat(io->fd, &st) == 0)
+		io->is_blockdev = S_ISBLK(st.st_mode);
+	io->writable = writable;
+	io->block_size = 1024;
+	io->lru.prev = io->lru.next = &io->lru;
+	*ret = io;
+	return 0;
+}
+
+static void cache_drop_all(struct stalefs_io *io)
+{
+	struct cache_ent *e = io->lru.next;
+
+	while (e != &io->lru) {
+		struct cache_ent *n = e->next;
+
+		free(e);
+		e = n;
+	}
+	io->lru.prev = io->lru.next = &io->lru;
+	free(io->hash);
+	io->hash = NULL;
+	io->count = 0;
+}
+
+void stalefs_io_set_block_size(struct stalefs_io *io, u32 block_size)
+{
+	if (io->block_size == block_size && io->hash)
+		return;
+	/* Changing block size drops the cache; callers flush first. */
+	cache_drop_all(io);
+	io->block_size = block_size;
+	io->max = CACHE_MAX_BYTES / block_size;
+	io->hash_size = io->max;
+	io->hash = calloc(io->hash_size, sizeof(*io->hash));
+}
+
+static u32 hash_of(const struct stalefs_io *io, u64 block)
+{
+	return (u32)((block * 0x9E3779B97F4A7C15ULL) >> 32) % io->hash_size;
+}
+
+static struct cache_ent *cache_find(struct stalefs_io *io, u64 block)
+{
+	struct cache_ent *e;
+
+	if (!io->hash)
+		return NULL;
+	for (e = io->hash[hash_of(io, block)]; e; e = e->hnext)
+		if (e->block == block)
+			return e;
+	return NULL;
+}
+
+static void lru_unlink(struct cache_ent *e)
+{
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+}
+
+static void lru_push_front(struct stalefs_io *io, struct cache_ent *e)
+{
+	e->next = io->lru.next;
+	e->prev = &io->lru;
+	io->lru.next->prev = e;
+	io->lru.next = e;
+}
+
+static void hash_remove(struct stalefs_io *io, struct cache_ent *e)
+{
+	struct cache_ent **pp = &io->hash[hash_of(io, e->block)];
+
+	while (*pp && *pp != e)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = e->hnext;
+}
+
+static errcode_t cache_evict_one(struct stalefs_io *io)
+{
+	struct cache_ent *e = io->lru.prev;
+	errcode_t err;
+
+	if (e == &io->lru)
+		return 0;
+	if (e->dirty) {
+		err = raw_pwrite(io, e->block * io->block_size, io->block_size, e->data);
+		if (err)
+			return err;
+	}
+	lru_unlink(e);
+	hash_remove(io, e);
+	free(e);
+	io->count--;
+	return 0;
+}
+
+static errcode_t cache_insert(struct stalefs_io *io, u64 block, const void *data, bool dirty)
+{
+	struct cache_ent *e;
+	u32 h;
+	errcode_t err;
+
+	if (!io->hash)
+		return 0;	/* no cache (allocation failed): callers went to disk */
+	while (io->count >= io->max) {
+		err = cache_evict_one(io);
+		if (err)
+			return err;
+	}
+	e = malloc(sizeof(*e) + io->block_size);
+	if (!e)
+		return STALEFS_ERR_NO_MEMORY;
+	e->block = block;
+	e->dirty = dirty;
+	memcpy(e->data, data, io->block_size);
+	h = hash_of(io, block);
+	e->hnext = io->hash[h];
+	io->hash[h] = e;
+	lru_push_front(io, e);
+	io->count++;
+	return 0;
+}
+
+errcode_t stalefs_io_read(struct stalefs_io *io, u64 block, u32 count, void *buf)
+{
+	struct cache_ent *e;
+	errcode_t err;
+	u32 i;
+
+	if (count == 1) {
+		e = cache_find(io, block);
+		if (e) {
+			memcpy(buf, e->data, io->block_size);
+			lru_unlink(e);
+			lru_push_front(io, e);
+			return 0;
+		}
+		err = raw_pread(io, block * io->block_size, io->block_size, buf);
+		if (err)
+			return err;
+		return cache_insert(io, block, buf, false);
+	}
+	err = raw_pread(io, block * io->block_size, (size_t)count * io->block_size, buf);
+	if (err)
+		return err;
+	/* The cache is newer than the disk for dirty blocks. */
+	if (io->count)
+		for (i = 0; i < count; i++) {
+			e = cache_find(io, block + i);
+			if (e)
+				memcpy((u8 *)buf + (size_t)i * io->block_size, e->data, io->block_size);
+		}
+	return 0;
+}
+
+errcode_t stalefs_io_write(struct stalefs_io *io, u64 block, u32 count, const void *buf)
+{
+	struct cache_ent *e;
+	u32 i;
+
+	if (!io->writable)
+		return STALEFS_ERR_RO_FILSYS;
+	if (count == 1 && io->hash) {
+		e = cache_find(io, block);
+		if (e) {
+			memcpy(e->data, buf, io->block_size);
+			e->dirty = true;
+			lru_unlink(e);
+			lru_push_front(io, e);
+			return 0;
+		}
+		return cache_insert(io, block, buf, true);
+	}
+	if (io->count)
+		for (i = 0; i < count; i++) {
+			e = cache_find(io, block + i);
+			if (e) {
+				memcpy(e->data, (const u8 *)buf + (size_t)i * io->block_size, io->block_size);
+				e->dirty = false;
+			}
+		}
+	return raw_pwrite(io, block * io->block_size, (size_t)count * io->block_size, buf);
+}
+
+errcode_t stalefs_io_pread(struct stalefs_io *io, u64 off, u32 len, void *buf)
+{
+	return raw_pread(io, off, len, buf);
+}
+
+errcode_t stalefs_io_pwrite(struct stalefs_io *io, u64 off, u32 len, const void *buf)
+{
+	u64 first = off / io->block_size, last = (off + len - 1) / io->block_size, b;
+
+	/* Keep cached copies of the blocks we write around coherent: drop them. */
+	for (b = first; b <= last; b++) {
+		struct cache_ent *e = cache_find(io, b);
+
+		if (e) {
+			lru_unlink(e);
+			hash_remove(io, e);
+			if (e->dirty) {
+				errcode_t err = raw_pwrite(io, b * io->block_size, io->block_size, e->data);
+
+				if (err) {
+					free(e);
+					io->count--;
+					return err;
+				}
+			}
+			free(e);
+			io->count--;
+		}
+	}
+	return raw_pwrite(io, off, len, buf);
+}
+
+errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count)
+{
+	u64 off = block * io->block_size, len = count * io->block_size, done = 0;
+	u64 range[2] = { off, len };
+	u64 b;
+	void *zero;
+	errcode_t err = 0;
+
+	if (!io->writable)
+		return STALEFS_ERR_RO_FILSYS;
+	for (b = 0; b < count && io->count; b++) {
+		struct cache_ent *e = cache_find(io, block + b);
+
+		if (e) {
+			memset(e->data, 0, io->block_size);
+			e->dirty = false;
+		}
+	}
+	if (!io->is_blockdev &&
+	    fallocate(io->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0)
+		return 0;
+	if (io->is_blockdev && ioctl(io->fd, BLKZEROOUT, range) == 0)
+		return 0;
+	zero = calloc(1, 1u << 20);
+	if (!zero)
+		return STALEFS_ERR_NO_MEMORY;
+	while (done < len && !err) {
+		u64 n = len - done < (1u << 20) ? len - done : (1u << 20);
+
+		err = raw_pwrite(io, off + done, (size_t)n, zero);
+		done += n;
+	}
+	free(zero);
+	return err;
+}
+
+errcode_t stalefs_io_flush(struct stalefs_io *io)
+{
+	struct cache_ent *e;
+	errcode_t err;
+
+	if (!io->writable)
+		return 0;
+	/* Oldest first, so writes go out roughly in the order they were made. */
+	for (e = io->lru.prev; e != &io->lru; e = e->prev) {
+		if (!e->dirty)
+			continue;
+		err = raw_pwrite(io, e->block * io->block_size, io->block_size, e->data);
+		if (err)
+			return err;
+		e->dirty = false;
+	}
+	if (fsync(io->fd) < 0 && errno != EINVAL)
+		return errno;
+	return 0;
+}
+
+errcode_t stalefs_io_close(struct stalefs_io *io)
+{
+	errcode_t err = 0;
+
+	if (!io)
+		return 0;
+	if (io->writable)
+		err = stalefs_io_flush(io);
+	cache_drop_all(io);
+	if (close(io->fd) < 0 && !err)
+		err = errno;
+	free(io);
+	return err;
+}
+
+errcode_t stalefs_io_size(struct stalefs_io *io, u64 *bytes)
+{
+	struct stat st;
+
+	if (fstat(io->fd, &st) < 0)
+		return errno;
+	if (S_ISBLK(st.st_mode)) {
+		if (ioctl(io->fd, BLKGETSIZE64, bytes) < 0)
+			return errno;
+		return 0;
+	}
+	*bytes = (u64)st.st_size;
+	return 0;
+}
+
+u64 stalefs_io_bytes_written(const struct stalefs_io *io)
+{
+	return io->bytes_written;
+}
+
+/* Forget unwritten changes: a tool that gives up must not half-write. */
+void stalefs_io_discard(struct stalefs_io *io)
+{
+	struct cache_ent *e;
+
+	for (e = io->lru.next; e != &io->lru; e = e->next)
+		e->dirty = false;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Library-private helpers shared between the files of format/lib; not for tools. */
+#ifndef STALEFS_LIB_INTERNAL_H
+#define STALEFS_LIB_INTERNAL_H
+
+#include "libstalefs.h"
+
+errcode_t stalefs_write_dirty_bitmaps(stalefs_fs *fs);
+void stalefs_io_discard(struct stalefs_io *io);
+void *stalefs_xcalloc(size_t n, size_t size);
+void *stalefs_xmalloc(size_t size);
+void stalefs_extent_list_normalise(struct stalefs_extent_list *l);
+errcode_t stalefs_extent_free_nodes(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode);
+errcode_t stalefs_free_extent_blocks(stalefs_fs *fs, const struct stalefs_extent_list *l);
+
+static inline bool stalefs_fs_rw(const stalefs_fs *fs)
+{
+	return fs->flags & STALEFS_OPEN_RW;
+}
+
+#endif

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libstalefs: the userspace library the stalefs tools share.
+ *
+ * Every function that can fail returns an errcode_t: 0 on success, otherwise
+ * a code from stalefs_err.et (or an errno value), printable with com_err().
+ */
+#ifndef LIBSTALEFS_H
+#define LIBSTALEFS_H
+
+#include <stdio.h>
+#include <sys/types.h>
+#include <et/com_err.h>
+#include "stalefs_core.h"
+#include "stalefs_err.h"
+
+/* ---- the I/O layer: a file or block device with a write-back block cache ---- */
+struct stalefs_io;
+
+errcode_t stalefs_io_open(const char *name, bool writable, bool exclusive, struct stalefs_io **ret);
+errcode_t stalefs_io_close(struct stalefs_io *io);	/* flushes */
+void stalefs_io_set_block_size(struct stalefs_io *io, u32 block_size);
+errcode_t stalefs_io_read(struct stalefs_io *io, u64 block, u32 count, void *buf);
+errcode_t stalefs_io_write(struct stalefs_io *io, u64 block, u32 count, const void *buf);
+/* Byte-addressed I/O, uncached, for the superblock at 1024. */
+errcode_t stalefs_io_pread(struct stalefs_io *io, u64 off, u32 len, void *buf);
+errcode_t stalefs_io_pwrite(struct stalefs_io *io, u64 off, u32 len, const void *buf);
+/* Zero-fill blocks (punching the range of a regular file where possible). */
+errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count);
+errcode_t stalefs_io_flush(struct stalefs_io *io);	/* write back the cache and fsync */
+/* Size of the device or file in bytes. */
+errcode_t stalefs_io_size(struct stalefs_io *io, u64 *bytes);
+u64 stalefs_io_bytes_written(const struct stalefs_io *io);
+
+/* ---- an open filesystem ---- */
+#define STALEFS_OPEN_RW			0x0001	/* open for writing */
+#define STALEFS_OPEN_IGNORE_CSUM	0x0002	/* report but accept bad checksums */
+#define STALEFS_OPEN_NO_BITMAPS		0x0004	/* catastrophic: do not read bitmaps */
+#define STALEFS_OPEN_FORCE		0x0008	/* open despite a superblock that fails verification */
+#define STALEFS_OPEN_EXCLUSIVE		0x0010	/* O_EXCL on block devices */
+
+struct stalefs_group {
+	struct stalefs_group_desc desc;
+	u8 *block_bitmap;	/* NULL until loaded */
+	u8 *inode_bitmap;
+	bool desc_dirty, bb_dirty, ib_dirty;
+	bool bb_bad_csum, ib_bad_csum;	/* what was found when loading */
+};
+
+typedef struct stalefs_fs {
+	char *device_name;
+	int flags;
+	struct stalefs_io *io;
+	struct stalefs_super_block sb;
+	struct stalefs_geom geom;
+	u32 seed;
+	u32 block_size;
+	u64 sb_block;			/* 0: primary; else the block of the backup we opened */
+	struct stalefs_group *groups;	/* geom.groups_count of them */
+	bool sb_dirty;
+	bool bitmaps_loaded;
+	bool write_backups;		/* rewrite backup superblocks/GDTs on flush */
+	u64 block_alloc_goal;
+	u32 dir_hint_ino, dir_hint_lblk;	/* where the last directory entry went */
+	bool names_known_unique;	/* creators skip the existence lookup (mkfs -d: names come from readdir) */
+	/* how many verifier failures opening met (only with IGNORE_CSUM or FORCE) */
+	int sb_rule;
+	int bad_desc_count;
+	errcode_t (*progress)(struct stalefs_fs *fs, const char *what, u64 done, u64 total);
+	void *priv;
+} stalefs_fs;
+
+/* sb_block 0 opens the primary superblock; otherwise the backup at that block
+ * (block_size 0: try each supported size), as e2fsck -b / -B. */
+errcode_t stalefs_open(const char *name, int flags, u64 sb_block, u32 block_size, stalefs_fs **ret);
+errcode_t stalefs_flush(stalefs_fs *fs);	/* write back everything dirty */
+errcode_t stalefs_close(stalefs_fs *fs);	/* flush (if writable) and free */
+void stalefs_free(stalefs_fs *fs);		/* free without writing */
+void stalefs_mark_super_dirty(stalefs_fs *fs);
+void stalefs_mark_desc_dirty(stalefs_fs *fs, u32 group);
+errcode_t stalefs_read_bitmaps(stalefs_fs *fs);
+/* Read the superblock at byte offset off (1024 for the primary). */
+errcode_t stalefs_read_super(struct stalefs_io *io, u64 off, struct stalefs_super_block *sb);
+/* Byte offset of group's superblock copy. */
+u64 stalefs_super_offset(const struct stalefs_geom *g, u32 group);
+errcode_t stalefs_write_super_copy(stalefs_fs *fs, u32 group);
+
+/* Blocks. */
+errcode_t stalefs_read_block(stalefs_fs *fs, u64 block, void *buf);
+errcode_t stalefs_write_block(stalefs_fs *fs, u64 block, const void *buf);
+bool stalefs_block_valid(const stalefs_fs *fs, u64 block);
+u64 stalefs_group_meta_end(const stalefs_fs *fs, u32 group); /* first block after group metadata per descriptor */
+bool stalefs_block_is_group_meta(const stalefs_fs *fs, u64 block);
+
+/* ---- bitmaps and allocation ---- */
+bool stalefs_test_block(stalefs_fs *fs, u64 block);
+void stalefs_mark_block(stalefs_fs *fs, u64 block);		/* bitmap only */
+void stalefs_unmark_block(stalefs_fs *fs, u64 block);		/* bitmap only */
+bool stalefs_test_inode(stalefs_fs *fs, u32 ino);
+void stalefs_mark_inode(stalefs_fs *fs, u32 ino);
+void stalefs_unmark_inode(stalefs_fs *fs, u32 ino);
+/* Allocate up to `want` contiguous blocks at or after goal; updates all counts. */
+errcode_t stalefs_alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u32 *got);
+errcode_t stalefs_alloc_block(stalefs_fs *fs, u64 goal, u64 *block);
+errcode_t stalefs_free_blocks(stalefs_fs *fs, u64 start, u64 count);
+/* Allocate an inode near the parent's group; updates counts and dirs. */
+errcode_t stalefs_alloc_inode(stalefs_fs *fs, u32 parent, u16 mode, u32 *ino);
+errcode_t stalefs_free_inode(stalefs_fs *fs, u32 ino, bool is_dir);
+/* Find the first free/used block or inode at or after start (ffb/ffi). */
+errcode_t stalefs_find_free_block(stalefs_fs *fs, u64 start, u64 *block);
+errcode_t stalefs_find_free_inode(stalefs_fs *fs, u32 start, u32 *ino);
+/* Recompute group and superblock summaries from the bitmaps. */
+void stalefs_recount(stalefs_fs *fs);
+
+/* ---- inodes ---- */
+errcode_t stalefs_read_inode(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode);
+/* As above, but never fails on content: *rule says what the verifier found. */
+errcode_t stalefs_read_inode_raw(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, int *rule);
+errcode_t stalefs_write_inode(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode);
+errcode_t stalefs_write_inode_raw(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode);
+bool stalefs_ino_valid(const stalefs_fs *fs, u32 ino);
+/* Initialise a fresh in-memory inode (times now, generation random, empty extent root). */
+void stalefs_inode_init(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, u16 mode, u32 uid, u32 gid);
+void stalefs_inode_set_times_now(struct stalefs_inode *inode, bool atime, bool mtime, bool ctime);
+/* Create: allocate an inode, initialise and write it, link it into dir. */
+errcode_t stalefs_create(stalefs_fs *fs, u32 dir, const char *name, u16 mode, u32 uid, u32 gid, u32 *ino);
+errcode_t stalefs_mkdir(stalefs_fs *fs, u32 parent, const char *name, u16 mode, u32 uid, u32 gid, u32 *ino);
+errcode_t stalefs_symlink(stalefs_fs *fs, u32 dir, const char *name, const char *target,
+			  u32 uid, u32 gid, u32 *ino);
+errcode_t stalefs_read_symlink(stalefs_fs *fs, u32 ino, char *buf, size_t bufsize);
+/* Drop one link to ino (from a removed name); frees the inode and its blocks at zero. */
+errcode_t stalefs_drop_link(stalefs_fs *fs, u32 ino);
+/* Free every block of an inode and mark it deleted (dtime), clearing its bitmap bit. */
+errcode_t stalefs_delete_inode(stalefs_fs *fs, u32 ino);
+
+/* ---- extent trees ---- */
+struct stalefs_extent_info {
+	u32 lblk;
+	u32 len;
+	u64 pblk;
+	u16 flags;
+};
+
+/* A file's whole mapping, as a sorted array (what the library edits). */
+struct stalefs_extent_list {
+	struct stalefs_extent_info *ext;
+	u32 count, cap;
+	u64 tree_blocks;	/* node blocks the tree used when read */
+};
+
+void stalefs_extent_list_free(struct stalefs_extent_list *l);
+/* Read the whole tree of an inode into l, verifying every node. */
+errcode_t stalefs_extent_read(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode,
+			      struct stalefs_extent_list *l);
+/*
+ * Write l as the inode's tree: frees the old node blocks, allocates and writes
+ * new ones as needed (index nodes once more than 7 extents), merges adjacent
+ * extents, updates i_block and i_blocks (for the node blocks), and sets the
+ * STALE inode flag from the extents.  Does not write the inode itself.
+ */
+errcode_t stalefs_extent_write(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode,
+			       struct stalefs_extent_list *l);
+/* Find the extent holding lblk; *found false with *next_lblk = start of the next extent (or ~0). */
+bool stalefs_extent_list_find(const struct stalefs_extent_list *l, u32 lblk, u32 *index);
+/* Map [lblk, lblk+len) to pblk.. with flags, replacing whatever mapped there (returned to
+ * the caller through *old, if not NULL, for freeing). */
+errcode_t stalefs_extent_list_set(struct stalefs_extent_list *l, u32 lblk, u32 len, u64 pblk,
+				  u16 flags, struct stalefs_extent_list *old);
+/* Remove the mapping of [lblk, lblk+len); removed pieces go to *old. */
+errcode_t stalefs_extent_list_remove(struct stalefs_extent_list *l, u32 lblk, u32 len,
+				     struct stalefs_extent_list *old);
+/* Change flags of the mapped parts of [lblk, lblk+len): flags = (flags & ~clear) | set. */
+errcode_t stalefs_extent_list_change_flags(struct stalefs_extent_list *l, u32 lblk, u32 len,
+					   u16 clear, u16 set);
+void stalefs_extent_list_merge(struct stalefs_extent_list *l);
+errcode_t stalefs_extent_list_append(struct stalefs_extent_list *l, u32 lblk, u32 len, u64 pblk, u16 flags);
+
+/* Walk the tree node by node (debugfs ex, fsck): called for each entry. */
+struct stalefs_extent_walk {
+	u32 depth;		/* depth of the node holding this entry (0 = leaf) */
+	u32 level;		/* 0 = root */
+	u64 node_block;		/* 0 for the root in the inode */
+	u32 index;		/* entry index in its node */
+	u32 entries, max;	/* of its node */
+	bool is_index;
+	struct stalefs_extent_info e;	/* for index entries: lblk and pblk (child) */
+	int rule;		/* nonzero: the node failed this verifier rule (entry not valid) */
+};
+typedef int (*stalefs_extent_walk_fn)(stalefs_fs *fs, const struct stalefs_extent_walk *w, void *priv);
+errcode_t stalefs_extent_walk(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode,
+			      stalefs_extent_walk_fn fn, void *priv);
+
+/* ---- file data ---- */
+errcode_t stalefs_file_read(stalefs_fs *fs, u32 ino, u64 off, void *buf, size_t len, size_t *got);
+/* Write data, allocating blocks; holes stay holes where buf is NULL. */
+errcode_t stalefs_file_write(stalefs_fs *fs, u32 ino, u64 off, const void *buf, size_t len);
+/* Replace the whole content of a fresh regular file from an fd; sparse regions stay holes. */
+errcode_t stalefs_file_write_from_fd(stalefs_fs *fs, u32 ino, int fd, u64 size);
+errcode_t stalefs_truncate(stalefs_fs *fs, u32 ino, u64 size);
+/* Allocate [lblk, lblk+count) as UNWRITTEN, or STALE with stale=true (holes and unwritten only). */
+errcode_t stalefs_fallocate(stalefs_fs *fs, u32 ino, u32 lblk, u32 count, bool stale);
+errcode_t stalefs_punch(stalefs_fs *fs, u32 ino, u32 lblk, u32 count);
+/* bmap: physical block for lblk (0 for a hole) and its flags. */
+errcode_t stalefs_bmap(stalefs_fs *fs, u32 ino, u32 lblk, u64 *pblk, u16 *flags);
+
+/* ---- directories ---- */
+struct stalefs_dirent_info {
+	u32 ino;
+	u8 file_type;
+	u8 name_len;
+	char name[STALEFS_NAME_LEN + 1];
+	u32 lblk;		/* directory block holding it */
+	u64 pblk;
+	u32 offset;		/* byte offset in the block */
+	u32 rec_len;
+};
+/* Callback returns 0 to go on, 1 to stop (success), <0 to abort with that errno. */
+typedef int (*stalefs_dir_iter_fn)(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *priv);
+#define STALEFS_DIR_ITER_EMPTY	0x1	/* also report unused slots (ino 0) */
+errcode_t stalefs_dir_iterate(stalefs_fs *fs, u32 dir, int flags, stalefs_dir_iter_fn fn, void *priv);
+errcode_t stalefs_lookup(stalefs_fs *fs, u32 dir, const char *name, size_t len, u32 *ino);
+errcode_t stalefs_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 file_type);
+errcode_t stalefs_unlink(stalefs_fs *fs, u32 dir, const char *name, u32 *ino);
+/* Write an empty directory's first block with . and .. */
+errcode_t stalefs_dir_init(stalefs_fs *fs, u32 dir, struct stalefs_inode *inode, u32 parent);
+errcode_t stalefs_dir_is_empty(stalefs_fs *fs, u32 dir, bool *empty);
+/* Resolve a path (absolute from root, or relative to cwd); follows symlinks except the last
+ * component unless follow is set. */
+errcode_t stalefs_namei(stalefs_fs *fs, u32 cwd, const char *path, bool follow, u32 *ino);
+/* Split "a/b/c" into the directory inode of "a/b" and the name "c". */
+errcode_t stalefs_namei_parent(stalefs_fs *fs, u32 cwd, const char *path, u32 *dir, const char **name);
+bool stalefs_name_valid(const char *name, size_t len);
+
+/* ---- making a filesystem (mkfs, tests) ---- */
+struct stalefs_mkfs_params {
+	u32 block_size;			/* 1024, 2048, 4096 */
+	u64 blocks_count;		/* filesystem size in blocks */
+	u32 blocks_per_group;		/* 0: chosen from the size */
+	u32 inodes_count;		/* 0: from bytes_per_inode */
+	u32 bytes_per_inode;		/* 0: 16384 */
+	u32 reserved_percent;		/* blocks reserved for root, percent */
+	u8 uuid[16];
+	char label[32];
+	u32 stale_gid;			/* STALEFS_STALE_GID_NONE: none */
+	u32 feature_compat, feature_ro_compat, feature_incompat;
+	u16 errors;			/* STALEFS_ERRORS_* */
+	u32 root_uid, root_gid;
+	u16 root_mode;			/* permission bits of / */
+	bool zero_itables;		/* lazy_itable_init=0: write every inode table */
+};
+/* Fill p with the defaults for a device of `bytes` bytes at block_size (0: 4096). */
+void stalefs_mkfs_defaults(struct stalefs_mkfs_params *p, u64 bytes, u32 block_size);
+/* Compute the layout (no I/O): fills sb and geom, or returns the rule broken. */
+errcode_t stalefs_mkfs_layout(const struct stalefs_mkfs_params *p, struct stalefs_super_block *sb,
+			      struct stalefs_geom *geom);
+/* Write a new filesystem with root and lost+found, and open it read-write. */
+errcode_t stalefs_mkfs(const char *device, const struct stalefs_mkfs_params *p, stalefs_fs **ret);
+
+/* ---- small helpers ---- */
+u8 stalefs_ft_from_mode(u16 mode);
+const char *stalefs_feature_name(int kind, u32 bit);	/* kind 0 compat, 1 ro_compat, 2 incompat */
+errcode_t stalefs_feature_parse(const char *name, int *kind, u32 *bit);
+/* Parse a size with K/M/G/T suffix (binary); *bytes. */
+int stalefs_parse_size(const char *s, u64 *bytes);
+
+#endif /* LIBSTALEFS_H */

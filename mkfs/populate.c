@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mkfs -d: copy a directory tree into the new filesystem.  Regular files,
+ * directories, symlinks, fifos, sockets and device nodes; modes, owners and
+ * nanosecond times; sparse files stay sparse; hard links stay hard links.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include "mkfs.h"
+
+/* ---- counting first ---- */
+
+static errcode_t estimate_dir(int dirfd, char *path, size_t plen, size_t pcap, u32 bs,
+			      struct populate_estimate *est)
+{
+	DIR *d = fdopendir(dirfd);
+	struct dirent *de;
+	u64 dir_bytes = 24 + 12 + 12;	/* header, ".", ".." */
+	errcode_t err = 0;
+
+	if (!d) {
+		close(dirfd);
+		return errno;
+	}
+	while (!err && (errno = 0, de = readdir(d))) {
+		struct stat st;
+		size_t nlen = strlen(de->d_name);
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(path + plen, pcap - plen, "/%s", de->d_name);
+		if (nlen > STALEFS_NAME_LEN) {
+			snprintf(est->bad_path, sizeof(est->bad_path), "%s", path);
+			est->bad_reason = "file name longer than 255 bytes";
+			err = STALEFS_ERR_NAME_TOO_LONG;
+			break;
+		}
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			snprintf(est->bad_path, sizeof(est->bad_path), "%s", path);
+			err = errno;
+			break;
+		}
+		dir_bytes += STALEFS_DIR_REC_LEN(nlen);
+		est->inodes++;
+		if (S_ISREG(st.st_mode)) {
+			u64 data = ((u64)st.st_blocks * 512 + bs - 1) / bs;
+			u64 whole = ((u64)st.st_size + bs - 1) / bs;
+
+			data = data < whole ? data : whole;
+			est->blocks += data + data / 200;	/* tree nodes, generously */
+		} else if (S_ISLNK(st.st_mode)) {
+			if ((u64)st.st_size >= bs) {
+				snprintf(est->bad_path, sizeof(est->bad_path), "%s", path);
+				est->bad_reason = "symbolic link target longer than the block size";
+				err = STALEFS_ERR_NAME_TOO_LONG;
+				break;
+			}
+			est->blocks += st.st_size > STALEFS_INLINE_SYMLINK_MAX;
+		} else if (S_ISDIR(st.st_mode)) {
+			int sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (sub < 0) {
+				snprintf(est->bad_path, sizeof(est->bad_path), "%s", path);
+				err = errno;
+				break;
+			}
+			err = estimate_dir(sub, path, plen + 1 + nlen < pcap ? plen + 1 + nlen : pcap - 1, pcap,
+					   bs, est);
+		}
+	}
+	if (!err && errno)
+		err = errno;
+	est->blocks += (dir_bytes + (bs - 24) - 1) / (bs - 24);
+	path[plen] = '\0';
+	closedir(d);
+	return err;
+}
+
+errcode_t populate_estimate(const char *dir, u32 block_size, struct populate_estimate *est)
+{
+	char path[4096];
+	int fd;
+
+	memset(est, 0, sizeof(*est));
+	snprintf(path, sizeof(path), "%s", dir);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(est->bad_path, sizeof(est->bad_path), "%s", dir);
+		return errno;
+	}
+	return estimate_dir(fd, path, strlen(path), sizeof(path), block_size, est);
+}
+
+/* ---- hard links: source (dev, ino) to our inode ---- */
+
+struct link_map {
+	struct { dev_t dev; ino_t ino; u32 ours; } *slot;
+	size_t cap, used;
+};
+
+static u32 *link_find(struct link_map *m, dev_t dev, ino_t ino, bool insert)
+{
+	size_t i;
+
+	if (insert && (m->used + 1) * 2 > m->cap) {
+		struct link_map n = { NULL, m->cap ? m->cap * 2 : 1024, 0 };
+
+		n.slot = calloc(n.cap, sizeof(*n.slot));
+		if (!n.slot)
+			return NULL;
+		for (i = 0; i < m->cap; i++)
+			if (m->slot[i].ours)
+				*link_find(&n, m->slot[i].dev, m->slot[i].ino, true) = m->slot[i].ours;
+		free(m->slot);
+		*m = n;
+	}
+	if (!m->cap)
+		return NULL;
+	for (i = ((size_t)ino * 0x9E3779B97F4A7C15ULL + dev) % m->cap;; i = (i + 1) % m->cap) {
+		if (m->slot[i].ours == 0) {
+			if (!insert)
+				return NULL;
+			m->slot[i].dev = dev;
+			m->slot[i].ino = ino;
+			m->used++;
+			return &m->slot[i].ours;
+		}
+		if (m->slot[i].dev == dev && m->slot[i].ino == ino)
+			return &m->slot[i].ours;
+	}
+}
+
+/* ---- copying ---- */
+
+struct populate {
+	stalefs_fs *fs;
+	struct link_map links;
+	char *failed;
+	size_t failed_len;
+	char path[4096];
+};
+
+static u32 encode_dev(dev_t dev)
+{
+	u32 ma = major(dev), mi = minor(dev);
+
+	return (mi & 0xff) | (ma << 8) | ((mi & ~0xffu) << 12);	/* new_encode_dev */
+}
+
+/* Give our inode the source's owner, mode and times. */
+static errcode_t copy_attrs(stalefs_fs *fs, u32 ino, const struct stat *st)
+{
+	struct stalefs_inode inode;
+	errcode_t err = stalefs_read_inode(fs, ino, &inode);
+
+	if (err)
+		return err;
+	inode.i_mode = cpu_to_le16((u16)((le16_to_cpu(inode.i_mode) & STALEFS_S_IFMT) | (st->st_mode & 07777)));
+	inode.i_uid = cpu_to_le32((u32)st->st_uid);
+	inode.i_gid = cpu_to_le32((u32)st->st_gid);
+	inode.i_atime = cpu_to_le64((u64)st->st_atim.tv_sec);
+	inode.i_atime_nsec = cpu_to_le32((u32)st->st_atim.tv_nsec);
+	inode.i_mtime = cpu_to_le64((u64)st->st_mtim.tv_sec);
+	inode.i_mtime_nsec = cpu_to_le32((u32)st->st_mtim.tv_nsec);
+	inode.i_ctime = cpu_to_le64((u64)st->st_ctim.tv_sec);
+	inode.i_ctime_nsec = cpu_to_le32((u32)st->st_ctim.tv_nsec);
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		inode.i_rdev = cpu_to_le32(encode_dev(st->st_rdev));
+	return stalefs_write_inode(fs, ino, &inode);
+}
+
+static errcode_t add_hard_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, const struct stat *st)
+{
+	struct stalefs_inode inode;
+	errcode_t err = stalefs_link(fs, dir, name, ino, stalefs_ft_from_mode((u16)st->st_mode));
+
+	if (!err)
+		err = stalefs_read_inode(fs, ino, &inode);
+	if (!err) {
+		inode.i_links_count = cpu_to_le16(le16_to_cpu(inode.i_links_count) + 1);
+		err = stalefs_write_inode(fs, ino, &inode);
+	}
+	return err;
+}
+
+static errcode_t copy_entry(struct populate *p, int dirfd, u32 dir, const char *name, size_t plen);
+
+static errcode_t copy_dir(struct populate *p, int dirfd, u32 dir, size_t plen)
+{
+	struct dirent **names;
+	int n, i;
+	errcode_t err = 0;
+
+	/* Sorted, so the same tree always makes the same image. */
+	n = scandirat(dirfd, ".", &names, NULL, alphasort);
+	if (n < 0)
+		return errno;
+	for (i = 0; i < n; i++) {
+		if (!err && strcmp(names[i]->d_name, ".") && strcmp(names[i]->d_name, ".."))
+			err = copy_entry(p, dirfd, dir, names[i]->d_name, plen);
+		free(names[i]);
+	}
+	free(names);
+	return err;
+}
+
+static errcode_t copy_entry(struct populate *p, int dirfd, u32 dir, const char *name, size_t plen)
+{
+	stalefs_fs *fs = p->fs;
+	struct stat st;
+	u32 ino = 0, *known = NULL;
+	errcode_t err;
+	size_t nplen;
+
+	snprintf(p->path + plen, sizeof(p->path) - plen, "/%s", name);
+	nplen = strlen(p->path);
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno;
+	if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
+		known = link_find(&p->links, st.st_dev, st.st_ino, false);
+		if (known && *known) {
+			err = add_hard_link(fs, dir, name, *known, &st);
+			goto out;
+		}
+	}
+	if (S_ISDIR(st.st_mode)) {
+		int sub;
+
+		err = stalefs_mkdir(fs, dir, name, (u16)(st.st_mode & 07777), (u32)st.st_uid, (u32)st.st_gid, &ino);
+		if (err)
+			goto out;
+		sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0) {
+			err = errno;
+			goto out;
+		}
+		err = copy_dir(p, sub, ino, nplen);
+		close(sub);
+	} else if (S_ISLNK(st.st_mode)) {
+		char target[4097];
+		ssize_t len = readlinkat(dirfd, name, target, sizeof(target) - 1);
+
+		if (len < 0) {
+			err = errno;
+			goto out;
+		}
+		target[len] = '\0';
+		err = stalefs_symlink(fs, dir, name, target, (u32)st.st_uid, (u32)st.st_gid, &ino);
+	} else if (S_ISREG(st.st_mode)) {
+		int fd;
+
+		err = stalefs_create(fs, dir, name, (u16)st.st_mode, (u32)st.st_uid, (u32)st.st_gid, &ino);
+		if (err)
+			goto out;
+		if (st.st_size > 0) {
+			fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0) {
+				err = errno;
+				goto out;
+			}
+			err = stalefs_file_write_from_fd(fs, ino, fd, (u64)st.st_size);
+			close(fd);
+		}
+	} else if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+		err = stalefs_create(fs, dir, name, (u16)st.st_mode, (u32)st.st_uid, (u32)st.st_gid, &ino);
+	} else {
+		err = STALEFS_ERR_BAD_ARGUMENT;
+	}
+	if (!err)
+		err = copy_attrs(fs, ino, &st);
+	if (!err && !S_ISDIR(st.st_mode) && st.st_nlink > 1) {
+		known = link_find(&p->links, st.st_dev, st.st_ino, true);
+		if (!known)
+			err = STALEFS_ERR_NO_MEMORY;
+		else
+			*known = ino;
+	}
+out:
+	if (err && !p->failed[0])
+		snprintf(p->failed, p->failed_len, "%s", p->path);
+	p->path[plen] = '\0';
+	return err;
+}
+
+errcode_t populate_fs(stalefs_fs *fs, const char *dir, char *failed, size_t failed_len)
+{
+	struct populate p;
+	struct stat st;
+	errcode_t err;
+	int fd;
+
+	memset(&p, 0, sizeof(p));
+	p.fs = fs;
+	p.failed = failed;
+	p.failed_len = failed_len;
+	snprintf(p.path, sizeof(p.path), "%s", dir);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(failed, failed_len, "%s", dir);
+		return errno;
+	}
+	/* Names from readdir are unique: skip the existence lookups that would make this quadratic. */
+	fs->names_known_unique = true;
+	err = copy_dir(&p, fd, STALEFS_ROOT_INO, strlen(p.path));
+	fs->names_known_unique = false;
+	close(fd);
+	if (!err)
+		err = copy_attrs(fs, STALEFS_ROOT_INO, &st);
+	free(p.links.slot);
+	return err;
+}
