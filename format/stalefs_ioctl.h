@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * stalefs user API: the NO_HIDE_STALE allocation request.
+ *
+ * Linux's vfs_fallocate() rejects FALLOC_FL_NO_HIDE_STALE (0x04) before a
+ * filesystem sees it, so stalefs takes the request through this ioctl on a
+ * file descriptor open for writing.  Installed as <stalefs/stalefs_ioctl.h>;
+ * the kernel module and the tools include this same file.
+ */
+#ifndef STALEFS_IOCTL_H
+#define STALEFS_IOCTL_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#ifndef FALLOC_FL_KEEP_SIZE
+#define FALLOC_FL_KEEP_SIZE		0x01
+#endif
+#ifndef FALLOC_FL_NO_HIDE_STALE
+#define FALLOC_FL_NO_HIDE_STALE		0x04
+#endif
+
+/* Mode bits the ioctl accepts; any other bit is EINVAL. */
+#define STALEFS_FALLOC_MODES	(FALLOC_FL_KEEP_SIZE | FALLOC_FL_NO_HIDE_STALE)
+
+struct stalefs_falloc_args {
+	__u64 offset;		/* bytes */
+	__u64 length;		/* bytes, > 0 */
+	__u32 mode;		/* FALLOC_FL_KEEP_SIZE | FALLOC_FL_NO_HIDE_STALE */
+	__u32 reserved;		/* must be 0 */
+};
+
+/*
+ * Allocate [offset, offset+length) like fallocate(2).  With
+ * FALLOC_FL_NO_HIDE_STALE, holes and unwritten extents in the range become
+ * STALE extents (not zeroed; they read back what the disk held).  Errors:
+ * EOPNOTSUPP the mount is not armed (no nohide_stale_gid= option);
+ * EPERM caller not in the permitted group (nor CAP_SYS_RAWIO), or the file is
+ * not confined (its group is not the permitted one, or others may read it);
+ * EINVAL bad mode bits, reserved != 0, length 0, or offset+length overflows;
+ * EBADF not open for writing; ENODEV not a regular file; ETXTBSY swapfile;
+ * EFBIG past the size limit; ENOSPC; EROFS.
+ */
+#define STALEFS_IOC_FALLOCATE	_IOW('S', 0x01, struct stalefs_falloc_args)
+
+/* Reports the permitted group recorded in the superblock (or 0xFFFFFFFF) and whether the mount is armed. */
+struct stalefs_stale_info {
+	__u32 stale_gid;
+	__u32 armed;		/* 1 when mounted with nohide_stale_gid= */
+	__u64 reserved[2];
+};
+#define STALEFS_IOC_STALE_INFO	_IOR('S', 0x02, struct stalefs_stale_info)
+
+#endif /* STALEFS_IOCTL_H */
