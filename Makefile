@@ -41,12 +41,45 @@ $(BUILD)/gen:
 include format/build.mk
 include $(wildcard mkfs/build.mk fsck/build.mk debugfs/build.mk tools/build.mk)
 include $(wildcard kernel/build.mk)
-include $(wildcard tests/build.mk)
+# Test fragments append their targets to CHECK_TARGETS (run by `make check`).
+include $(wildcard tests/*/build.mk bench/build.mk)
 
 programs: $(PROGRAMS)
+
+# `make check`: install what is missing, build normally and with sanitizers,
+# then run every test fragment's target.  Fragments use $(BIN) (normal build)
+# and $(SANBIN) (ASan+UBSan build) for the tools they run.
+BIN := build
+SANBIN := build/san
+.PHONY: san
+san:
+	$(MAKE) SAN=1 programs $(SAN_EXTRA_TARGETS)
+
+check: deps
+	$(MAKE) all
+	$(MAKE) san
+	$(MAKE) run-checks
+
+.PHONY: run-checks
+run-checks: $(CHECK_TARGETS)
+	@echo "make check: all test groups passed: $(CHECK_TARGETS)"
 
 clean:
 	rm -rf build
 	$(CLEAN_EXTRA)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---- install: tools where mkfs -t / fsck -t find them, man pages, the public header ----
+INSTALL_PROGRAMS = $(filter $(BUILD)/mkfs.stalefs $(BUILD)/fsck.stalefs $(BUILD)/debugfs.stalefs $(BUILD)/stalefs-falloc,$(PROGRAMS))
+MAN8 = $(wildcard mkfs/*.8 fsck/*.8 debugfs/*.8 tools/*.8)
+install: all
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(INCLUDEDIR)/stalefs
+	install -m 0755 $(INSTALL_PROGRAMS) $(DESTDIR)$(SBINDIR)/
+	$(if $(MAN8),install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8/)
+	install -m 0644 format/stalefs_ioctl.h $(DESTDIR)$(INCLUDEDIR)/stalefs/
+	$(INSTALL_EXTRA)
+
+# ---- demo: the main job end to end (tools/demo narrates each step) ----
+demo: deps all
+	tools/demo
