@@ -9,6 +9,11 @@
 #include "../stalefs_format.h"
 
 #ifdef __KERNEL__
+/* What the core uses from the kernel: byte order, offsetof, memset. */
+#include <linux/kernel.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#include <asm/byteorder.h>
 #include <linux/crc32.h>
 #define stalefs_crc32_le(crc, p, len) crc32_le((crc), (const unsigned char *)(p), (len))
 #endif

@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Block and inode allocation: group descriptors, bitmaps, free summaries.
+ *
+ * Everything here runs under sbi->alloc_lock.  Bitmaps are read through the
+ * buffer cache and verified against the checksum in their descriptor the
+ * first time; a group whose bitmap was never written (BLOCK_UNINIT,
+ * INODE_UNINIT) gets it built on its first allocation, as FORMAT.md
+ * section 4 says.  Every change re-checksums the bitmap and descriptor.
+ */
+#include <linux/slab.h>
+#include <linux/bitops.h>
+#include <linux/random.h>
+#include "stalefs.h"
+
+int stalefs_load_groups(struct super_block *sb)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_geom *g = &sbi->geom;
+	u32 i, grp;
+
+	sbi->gd_bh = kcalloc(g->gdt_blocks, sizeof(*sbi->gd_bh), GFP_KERNEL);
+	if (!sbi->gd_bh)
+		return -ENOMEM;
+	for (i = 0; i < g->gdt_blocks; i++) {
+		sbi->gd_bh[i] = sb_bread(sb, g->sb_block + 1 + i);
+		if (!sbi->gd_bh[i]) {
+			stalefs_error(sb, 0, g->sb_block + 1 + i, "cannot read group descriptors");
+			return -EIO;
+		}
+	}
+	for (grp = 0; grp < g->groups_count; grp++) {
+		struct buffer_head *bh;
+		struct stalefs_group_desc *d = stalefs_get_desc(sb, grp, &bh);
+		int rule = stalefs_verify_desc_csum(sbi->csum_seed, grp, d);
+
+		if (!rule)
+			rule = stalefs_verify_desc(g, grp, d);
+		if (rule) {
+			stalefs_error(sb, 0, bh->b_blocknr, "group %u: %s", grp,
+				      stalefs_rule_msg(rule));
+			return -EUCLEAN;
+		}
+	}
+	return 0;
+}
+
+void stalefs_put_groups(struct super_block *sb)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	u32 i;
+
+	if (!sbi->gd_bh)
+		return;
+	for (i = 0; i < sbi->geom.gdt_blocks; i++)
+		brelse(sbi->gd_bh[i]);
+	kfree(sbi->gd_bh);
+	sbi->gd_bh = NULL;
+}
+
+struct stalefs_group_desc *stalefs_get_desc(struct super_block *sb, u32 group,
+					    struct buffer_head **bhp)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	u32 per = sbi->geom.desc_per_block;
+	struct buffer_head *bh = sbi->gd_bh[group / per];
+
+	if (bhp)
+		*bhp = bh;
+	return (struct stalefs_group_desc *)bh->b_data + group % per;
+}
+
+u64 stalefs_count_free_blocks(struct super_block *sb)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	u64 n = 0;
+	u32 grp;
+
+	for (grp = 0; grp < sbi->geom.groups_count; grp++)
+		n += le32_to_cpu(stalefs_get_desc(sb, grp, NULL)->bg_free_blocks_count);
+	return n;
+}
+
+u32 stalefs_count_free_inodes(struct super_block *sb)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	u32 n = 0;
+	u32 grp;
+
+	for (grp = 0; grp < sbi->geom.groups_count; grp++)
+		n += le32_to_cpu(stalefs_get_desc(sb, grp, NULL)->bg_free_inodes_count);
+	return n;
+}
+
+/* Descriptor changed: checksum it and let writeback carry it. */
+static void desc_dirty(struct super_block *sb, u32 group, struct stalefs_group_desc *d,
+		       struct buffer_head *bh)
+{
+	stalefs_desc_set_csum(STALEFS_SB(sb)->csum_seed, group, d);
+	mark_buffer_dirty(bh);
+}
+
+/* A bitmap: one or more blocks, checksummed as one. */
+struct stalefs_bitmap {
+	struct buffer_head *bh[4];
+	struct buffer_head **bhs;
+	u32 nblocks;
+	u32 bits;		/* bits that matter (group blocks or inodes) */
+};
+
+static void bitmap_release(struct stalefs_bitmap *bm)
+{
+	u32 i;
+
+	if (!bm->bhs)
+		return;
+	for (i = 0; i < bm->nblocks; i++)
+		brelse(bm->bhs[i]);
+	if (bm->bhs != bm->bh)
+		kfree(bm->bhs);
+	bm->bhs = NULL;
+}
+
+static u32 bitmap_csum(struct super_block *sb, u32 group, struct stalefs_bitmap *bm)
+{
+	u32 crc = stalefs_bitmap_csum(STALEFS_SB(sb)->csum_seed, group,
+				      bm->bhs[0]->b_data, sb->s_blocksize);
+	u32 i;
+
+	for (i = 1; i < bm->nblocks; i++)
+		crc = stalefs_crc32_le(crc, bm->bhs[i]->b_data, sb->s_blocksize);
+	return crc;
+}
+
+static bool bm_test(struct super_block *sb, struct stalefs_bitmap *bm, u32 bit)
+{
+	u32 per = sb->s_blocksize * 8;
+
+	return test_bit_le(bit % per, bm->bhs[bit / per]->b_data);
+}
+
+static void bm_set(struct super_block *sb, struct stalefs_bitmap *bm, u32 bit, bool on)
+{
+	u32 per = sb->s_blocksize * 8;
+
+	if (on)
+		__set_bit_le(bit % per, bm->bhs[bit / per]->b_data);
+	else
+		__clear_bit_le(bit % per, bm->bhs[bit / per]->b_data);
+}
+
+/* First clear bit in [from, bm->bits), or bm->bits. */
+static u32 bm_find_zero(struct super_block *sb, struct stalefs_bitmap *bm, u32 from)
+{
+	u32 per = sb->s_blocksize * 8;
+
+	while (from < bm->bits) {
+		u32 b = from / per;
+		u32 lim = min(per, bm->bits - b * per);
+		u32 r = find_next_zero_bit_le(bm->bhs[b]->b_data, lim, from % per);
+
+		if (r < lim)
+			return b * per + r;
+		from = (b + 1) * per;
+	}
+	return bm->bits;
+}
+
+/*
+ * Read (or, when 'uninit', build) a bitmap of 'nblocks' blocks at 'start'.
+ * 'init' fills a fresh bitmap; 'csum' is the descriptor's checksum field.
+ */
+static int bitmap_get(struct super_block *sb, u32 group, u64 start, u32 nblocks,
+		      u32 bits, bool uninit, __le32 csum, struct stalefs_bitmap *bm)
+{
+	u32 i;
+
+	memset(bm, 0, sizeof(*bm));
+	bm->nblocks = nblocks;
+	bm->bits = bits;
+	if (nblocks <= ARRAY_SIZE(bm->bh)) {
+		bm->bhs = bm->bh;
+	} else {
+		bm->bhs = kcalloc(nblocks, sizeof(*bm->bhs), GFP_NOFS);
+		if (!bm->bhs)
+			return -ENOMEM;
+	}
+	for (i = 0; i < nblocks; i++) {
+		bm->bhs[i] = uninit ? sb_getblk(sb, start + i) : sb_bread(sb, start + i);
+		if (!bm->bhs[i]) {
+			bm->nblocks = i;
+			bitmap_release(bm);
+			stalefs_error(sb, 0, start + i, "cannot read bitmap of group %u", group);
+			return -EIO;
+		}
+	}
+	if (uninit) {
+		for (i = 0; i < nblocks; i++) {
+			lock_buffer(bm->bhs[i]);
+			memset(bm->bhs[i]->b_data, 0, sb->s_blocksize);
+			set_buffer_uptodate(bm->bhs[i]);
+			set_buffer_stalefs_verified(bm->bhs[i]);
+			unlock_buffer(bm->bhs[i]);
+		}
+		/* Bits past the end of the group or the inode count are set. */
+		for (i = bits; i < nblocks * sb->s_blocksize * 8; i++)
+			bm_set(sb, bm, i, true);
+		return 0;
+	}
+	if (!buffer_stalefs_verified(bm->bhs[0])) {
+		if (bitmap_csum(sb, group, bm) != le32_to_cpu(csum)) {
+			stalefs_error(sb, 0, start, "group %u: bitmap checksum does not match",
+				      group);
+			bitmap_release(bm);
+			return -EUCLEAN;
+		}
+		set_buffer_stalefs_verified(bm->bhs[0]);
+	}
+	return 0;
+}
+
+static void bitmap_dirty(struct super_block *sb, u32 group, struct stalefs_bitmap *bm,
+			 __le32 *csum)
+{
+	u32 i;
+
+	*csum = cpu_to_le32(bitmap_csum(sb, group, bm));
+	for (i = 0; i < bm->nblocks; i++)
+		mark_buffer_dirty(bm->bhs[i]);
+}
+
+static void mark_range(struct super_block *sb, struct stalefs_bitmap *bm, u64 gfirst,
+		       u64 start, u64 len)
+{
+	u64 b;
+
+	for (b = start; b < start + len; b++)
+		if (b >= gfirst && b - gfirst < bm->bits)
+			bm_set(sb, bm, (u32)(b - gfirst), true);
+}
+
+static int block_bitmap_get(struct super_block *sb, u32 group, struct stalefs_group_desc *d,
+			    struct buffer_head *dbh, struct stalefs_bitmap *bm)
+{
+	struct stalefs_geom *g = &STALEFS_SB(sb)->geom;
+	bool uninit = le16_to_cpu(d->bg_flags) & STALEFS_BG_BLOCK_UNINIT;
+	u64 first = stalefs_group_first_block(g, group);
+	int err;
+
+	err = bitmap_get(sb, group, le64_to_cpu(d->bg_block_bitmap), g->block_bitmap_blocks,
+			 stalefs_group_nblocks(g, group), uninit, d->bg_block_bitmap_csum, bm);
+	if (err || !uninit)
+		return err;
+	/* Never written: the group's own metadata is in use, the rest free. */
+	mark_range(sb, bm, first, first, stalefs_group_super_blocks(g, group));
+	mark_range(sb, bm, first, le64_to_cpu(d->bg_block_bitmap), g->block_bitmap_blocks);
+	mark_range(sb, bm, first, le64_to_cpu(d->bg_inode_bitmap), g->inode_bitmap_blocks);
+	mark_range(sb, bm, first, le64_to_cpu(d->bg_inode_table), g->inode_table_blocks);
+	d->bg_flags = cpu_to_le16(le16_to_cpu(d->bg_flags) & ~STALEFS_BG_BLOCK_UNINIT);
+	bitmap_dirty(sb, group, bm, &d->bg_block_bitmap_csum);
+	desc_dirty(sb, group, d, dbh);
+	return 0;
+}
+
+/* Is block b one of the group's own metadata blocks?  Guards against a bad bitmap. */
+static bool is_group_meta(struct stalefs_geom *g, u32 group, struct stalefs_group_desc *d, u64 b)
+{
+	u64 first = stalefs_group_first_block(g, group);
+	u64 bb = le64_to_cpu(d->bg_block_bitmap), ib = le64_to_cpu(d->bg_inode_bitmap);
+	u64 it = le64_to_cpu(d->bg_inode_table);
+
+	return (b >= first && b < first + stalefs_group_super_blocks(g, group)) ||
+	       (b >= bb && b < bb + g->block_bitmap_blocks) ||
+	       (b >= ib && b < ib + g->inode_bitmap_blocks) ||
+	       (b >= it && b < it + g->inode_table_blocks);
+}
+
+int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *got)
+{
+	struct super_block *sb = inode->i_sb;
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_geom *g = &sbi->geom;
+	u32 g0, i;
+	int err = -ENOSPC;
+
+	if (!want)
+		return -EINVAL;
+	if (goal == 0 || goal >= g->blocks_count)
+		goal = stalefs_group_first_block(g, STALEFS_I(inode)->i_dir_group);
+	g0 = stalefs_block_group(g, goal);
+	mutex_lock(&sbi->alloc_lock);
+	if (sbi->free_blocks <= le64_to_cpu(sbi->raw->s_r_blocks_count) &&
+	    !capable(CAP_SYS_RESOURCE))
+		goto out;
+	for (i = 0; i < g->groups_count; i++) {
+		u32 grp = (g0 + i) % g->groups_count;
+		struct buffer_head *dbh;
+		struct stalefs_group_desc *d = stalefs_get_desc(sb, grp, &dbh);
+		struct stalefs_bitmap bm;
+		u64 first = stalefs_group_first_block(g, grp);
+		u32 start = 0, bit, n, k;
+
+		if (!le32_to_cpu(d->bg_free_blocks_count))
+			continue;
+		err = block_bitmap_get(sb, grp, d, dbh, &bm);
+		if (err)
+			goto out;
+		if (grp == g0 && goal > first)
+			start = (u32)(goal - first);
+		bit = bm_find_zero(sb, &bm, start);
+		if (bit >= bm.bits && start)
+			bit = bm_find_zero(sb, &bm, 0);
+		if (bit >= bm.bits) {
+			bitmap_release(&bm);
+			stalefs_error(sb, inode->i_ino, first,
+				      "group %u: free count says free blocks, bitmap has none", grp);
+			err = -ENOSPC;
+			continue;
+		}
+		if (is_group_meta(g, grp, d, first + bit)) {
+			bitmap_release(&bm);
+			stalefs_error(sb, inode->i_ino, first + bit,
+				      "block bitmap marks group metadata free");
+			err = -EUCLEAN;
+			goto out;
+		}
+		for (n = 1; n < want && bit + n < bm.bits && !bm_test(sb, &bm, bit + n) &&
+			    !is_group_meta(g, grp, d, first + bit + n); n++)
+			;
+		n = min(n, le32_to_cpu(d->bg_free_blocks_count));
+		for (k = 0; k < n; k++)
+			bm_set(sb, &bm, bit + k, true);
+		bitmap_dirty(sb, grp, &bm, &d->bg_block_bitmap_csum);
+		bitmap_release(&bm);
+		le32_add_cpu(&d->bg_free_blocks_count, -n);
+		desc_dirty(sb, grp, d, dbh);
+		sbi->free_blocks -= n;
+		*pblk = first + bit;
+		*got = n;
+		inode_add_bytes(inode, (loff_t)n << sb->s_blocksize_bits);
+		err = 0;
+		goto out;
+	}
+out:
+	mutex_unlock(&sbi->alloc_lock);
+	return err;
+}
+
+void stalefs_free_blocks(struct inode *inode, u64 pblk, u32 len, bool metadata)
+{
+	struct super_block *sb = inode->i_sb;
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_geom *g = &sbi->geom;
+	u64 b;
+
+	if (!len)
+		return;
+	if (pblk == 0 || pblk >= g->blocks_count || len > g->blocks_count - pblk) {
+		stalefs_error(sb, inode->i_ino, pblk, "freeing blocks outside the filesystem");
+		return;
+	}
+	if (metadata) {
+		/* A freed metadata block must not be written back over its next owner. */
+		for (b = pblk; b < pblk + len; b++) {
+			struct buffer_head *bh = sb_find_get_block(sb, b);
+
+			if (bh) {
+				clear_buffer_stalefs_verified(bh);
+				bforget(bh);
+			}
+		}
+	}
+	inode_sub_bytes(inode, (loff_t)len << sb->s_blocksize_bits);
+	mutex_lock(&sbi->alloc_lock);
+	while (len) {
+		u32 grp = stalefs_block_group(g, pblk);
+		u64 first = stalefs_group_first_block(g, grp);
+		u32 off = (u32)(pblk - first);
+		u32 n = min_t(u64, len, stalefs_group_nblocks(g, grp) - off);
+		struct buffer_head *dbh;
+		struct stalefs_group_desc *d = stalefs_get_desc(sb, grp, &dbh);
+		struct stalefs_bitmap bm;
+		u32 i, freed = 0;
+
+		if (block_bitmap_get(sb, grp, d, dbh, &bm))
+			break;
+		for (i = 0; i < n; i++) {
+			if (!bm_test(sb, &bm, off + i) || is_group_meta(g, grp, d, pblk + i)) {
+				stalefs_error(sb, inode->i_ino, pblk + i,
+					      "freeing a block that is free or metadata");
+				continue;
+			}
+			bm_set(sb, &bm, off + i, false);
+			freed++;
+		}
+		bitmap_dirty(sb, grp, &bm, &d->bg_block_bitmap_csum);
+		bitmap_release(&bm);
+		le32_add_cpu(&d->bg_free_blocks_count, freed);
+		desc_dirty(sb, grp, d, dbh);
+		sbi->free_blocks += freed;
+		pblk += n;
+		len -= n;
+	}
+	mutex_unlock(&sbi->alloc_lock);
+}
+
+static int inode_bitmap_get(struct super_block *sb, u32 group, struct stalefs_group_desc *d,
+			    struct buffer_head *dbh, struct stalefs_bitmap *bm)
+{
+	struct stalefs_geom *g = &STALEFS_SB(sb)->geom;
+	bool uninit = le16_to_cpu(d->bg_flags) & STALEFS_BG_INODE_UNINIT;
+	int err;
+
+	err = bitmap_get(sb, group, le64_to_cpu(d->bg_inode_bitmap), g->inode_bitmap_blocks,
+			 g->inodes_per_group, uninit, d->bg_inode_bitmap_csum, bm);
+	if (err || !uninit)
+		return err;
+	d->bg_flags = cpu_to_le16(le16_to_cpu(d->bg_flags) & ~STALEFS_BG_INODE_UNINIT);
+	bitmap_dirty(sb, group, bm, &d->bg_inode_bitmap_csum);
+	desc_dirty(sb, group, d, dbh);
+	return 0;
+}
+
+/* Slots from the lazy-init mark up to 'slot' become initialised (zeroed) slots. */
+static int itable_init_upto(struct super_block *sb, u32 group, struct stalefs_group_desc *d,
+			    u32 slot)
+{
+	struct stalefs_geom *g = &STALEFS_SB(sb)->geom;
+	u32 mark = g->inodes_per_group - le32_to_cpu(d->bg_itable_unused);
+	u32 s;
+
+	if (slot < mark)
+		return 0;
+	for (s = mark; s <= slot; s++) {
+		u64 blk = le64_to_cpu(d->bg_inode_table) + s / g->inodes_per_block;
+		struct buffer_head *bh = sb_bread(sb, blk);
+
+		if (!bh)
+			return -EIO;
+		lock_buffer(bh);
+		memset(bh->b_data + (s % g->inodes_per_block) * STALEFS_INODE_SIZE, 0,
+		       STALEFS_INODE_SIZE);
+		unlock_buffer(bh);
+		mark_buffer_dirty(bh);
+		brelse(bh);
+	}
+	d->bg_itable_unused = cpu_to_le32(g->inodes_per_group - slot - 1);
+	return 0;
+}
+
+int stalefs_new_ino(struct inode *dir, umode_t mode, u32 *ino)
+{
+	struct super_block *sb = dir->i_sb;
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_geom *g = &sbi->geom;
+	u32 g0, i;
+	int err = -ENOSPC;
+
+	mutex_lock(&sbi->alloc_lock);
+	g0 = stalefs_ino_group(g, dir->i_ino);
+	if (S_ISDIR(mode)) {
+		/* Spread directories: the next group with at least average free inodes. */
+		u32 avg = sbi->free_inodes / g->groups_count;
+
+		for (i = 0; i < g->groups_count; i++) {
+			u32 grp = (sbi->last_group + i) % g->groups_count;
+
+			u32 f = le32_to_cpu(stalefs_get_desc(sb, grp, NULL)->bg_free_inodes_count);
+
+			if (f && f >= avg) {
+				g0 = grp;
+				break;
+			}
+		}
+		sbi->last_group = (g0 + 1) % g->groups_count;
+	}
+	for (i = 0; i < g->groups_count; i++) {
+		u32 grp = (g0 + i) % g->groups_count;
+		struct buffer_head *dbh;
+		struct stalefs_group_desc *d = stalefs_get_desc(sb, grp, &dbh);
+		struct stalefs_bitmap bm;
+		u32 bit, start = grp == 0 ? STALEFS_FIRST_INO - 1 : 0;
+
+		if (!le32_to_cpu(d->bg_free_inodes_count))
+			continue;
+		err = inode_bitmap_get(sb, grp, d, dbh, &bm);
+		if (err)
+			goto out;
+		bit = bm_find_zero(sb, &bm, start);
+		if (bit >= bm.bits) {
+			bitmap_release(&bm);
+			stalefs_error(sb, 0, le64_to_cpu(d->bg_inode_bitmap),
+				      "group %u: free inode count says free, bitmap has none", grp);
+			err = -ENOSPC;
+			continue;
+		}
+		err = itable_init_upto(sb, grp, d, bit);
+		if (err) {
+			bitmap_release(&bm);
+			goto out;
+		}
+		bm_set(sb, &bm, bit, true);
+		bitmap_dirty(sb, grp, &bm, &d->bg_inode_bitmap_csum);
+		bitmap_release(&bm);
+		le32_add_cpu(&d->bg_free_inodes_count, -1);
+		if (S_ISDIR(mode))
+			le32_add_cpu(&d->bg_used_dirs_count, 1);
+		desc_dirty(sb, grp, d, dbh);
+		sbi->free_inodes--;
+		*ino = grp * g->inodes_per_group + bit + 1;
+		err = 0;
+		goto out;
+	}
+out:
+	mutex_unlock(&sbi->alloc_lock);
+	return err;
+}
+
+void stalefs_free_ino(struct super_block *sb, u32 ino, bool dir)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_geom *g = &sbi->geom;
+	u32 grp = stalefs_ino_group(g, ino);
+	u32 bit = (ino - 1) % g->inodes_per_group;
+	struct buffer_head *dbh;
+	struct stalefs_group_desc *d;
+	struct stalefs_bitmap bm;
+
+	mutex_lock(&sbi->alloc_lock);
+	d = stalefs_get_desc(sb, grp, &dbh);
+	if (inode_bitmap_get(sb, grp, d, dbh, &bm))
+		goto out;
+	if (!bm_test(sb, &bm, bit)) {
+		stalefs_error(sb, ino, le64_to_cpu(d->bg_inode_bitmap), "freeing a free inode");
+		bitmap_release(&bm);
+		goto out;
+	}
+	bm_set(sb, &bm, bit, false);
+	bitmap_dirty(sb, grp, &bm, &d->bg_inode_bitmap_csum);
+	bitmap_release(&bm);
+	le32_add_cpu(&d->bg_free_inodes_count, 1);
+	if (dir && le32_to_cpu(d->bg_used_dirs_count))
+		le32_add_cpu(&d->bg_used_dirs_count, -1);
+	desc_dirty(sb, grp, d, dbh);
+	sbi->free_inodes++;
+out:
+	mutex_unlock(&sbi->alloc_lock);
+}

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Directories: linear blocks of entries (FORMAT.md section 8), read and
+ * written through the buffer cache as metadata.  Entries never move, so a
+ * readdir position (the byte offset in the directory) stays valid while
+ * entries come and go.
+ *
+ * Locking: the VFS holds the directory's i_rwsem, shared for lookup and
+ * readdir, exclusive for every change, so block edits never race.
+ */
+#include <linux/iversion.h>
+#include "stalefs.h"
+
+static const unsigned char ft_to_dt[STALEFS_FT_MAX] = {
+	[STALEFS_FT_UNKNOWN] = DT_UNKNOWN,
+	[STALEFS_FT_REG] = DT_REG,
+	[STALEFS_FT_DIR] = DT_DIR,
+	[STALEFS_FT_CHRDEV] = DT_CHR,
+	[STALEFS_FT_BLKDEV] = DT_BLK,
+	[STALEFS_FT_FIFO] = DT_FIFO,
+	[STALEFS_FT_SOCK] = DT_SOCK,
+	[STALEFS_FT_SYMLINK] = DT_LNK,
+};
+
+static u32 dir_blocks(struct inode *dir)
+{
+	return (u32)min_t(u64, dir->i_size >> dir->i_sb->s_blocksize_bits,
+			  STALEFS_MAX_FILE_BLOCKS);
+}
+
+/* Physical block of directory block lblk; directories have no holes. */
+static int dir_map(struct inode *dir, u32 lblk, u64 *pblk)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(dir);
+	struct stalefs_ext ex;
+	int found;
+
+	down_read(&ei->i_map_sem);
+	found = stalefs_ext_lookup(dir, lblk, &ex);
+	up_read(&ei->i_map_sem);
+	if (!found || ex.flags) {
+		stalefs_error(dir->i_sb, dir->i_ino, 0,
+			      "directory block %u is a hole or not a written extent", lblk);
+		return -EUCLEAN;
+	}
+	*pblk = ex.pblk + (lblk - ex.lblk);
+	return 0;
+}
+
+static struct buffer_head *dir_bread(struct inode *dir, u32 lblk, int *err)
+{
+	struct super_block *sb = dir->i_sb;
+	struct stalefs_dir_block *db;
+	struct buffer_head *bh;
+	u64 pblk;
+	int rule;
+
+	*err = dir_map(dir, lblk, &pblk);
+	if (*err)
+		return NULL;
+	bh = sb_bread(sb, pblk);
+	if (!bh) {
+		stalefs_error(sb, dir->i_ino, pblk, "cannot read directory block");
+		*err = -EIO;
+		return NULL;
+	}
+	db = (void *)bh->b_data;
+	/*
+	 * The header is checked on every use (cheap, and a block claimed by
+	 * two directories must fail for the second); the entry walk and the
+	 * checksum once per read from disk.
+	 */
+	rule = 0;
+	if (le32_to_cpu(db->db_magic) != STALEFS_DIRBLK_MAGIC)
+		rule = STALEFS_R_DIR_MAGIC;
+	else if (le64_to_cpu(db->db_blocknr) != pblk)
+		rule = STALEFS_R_DIR_BLOCKNR;
+	else if (le32_to_cpu(db->db_owner) != dir->i_ino)
+		rule = STALEFS_R_DIR_OWNER;
+	else if (le32_to_cpu(db->db_lblk) != lblk)
+		rule = STALEFS_R_DIR_LBLK;
+	if (!rule && !buffer_stalefs_verified(bh)) {
+		rule = stalefs_verify_dirblock_csum(STALEFS_SB(sb)->csum_seed, bh->b_data,
+						    sb->s_blocksize);
+		if (!rule)
+			rule = stalefs_verify_dirblock(bh->b_data, sb->s_blocksize, pblk,
+						       dir->i_ino, lblk);
+		if (!rule)
+			set_buffer_stalefs_verified(bh);
+	}
+	if (rule) {
+		stalefs_error(sb, dir->i_ino, pblk, "%s", stalefs_rule_msg(rule));
+		brelse(bh);
+		*err = -EUCLEAN;
+		return NULL;
+	}
+	return bh;
+}
+
+/* Entries were checked by the verifier; walking is bounded by rec_len > 0. */
+#define for_each_de(bh, bs, de, off) \
+	for ((off) = sizeof(struct stalefs_dir_block); \
+	     (off) < (bs) && ((de) = (void *)((bh)->b_data + (off)), 1); \
+	     (off) += le16_to_cpu((de)->rec_len))
+
+/* Directory block edited (under lock_buffer): checksum and dirty it. */
+void stalefs_dir_dirty(struct inode *dir, struct buffer_head *bh)
+{
+	stalefs_dirblock_set_csum(STALEFS_SB(dir->i_sb)->csum_seed, bh->b_data,
+				  dir->i_sb->s_blocksize);
+	unlock_buffer(bh);
+	mark_buffer_dirty_inode(bh, dir);
+	dir->i_mtime = dir->i_ctime = current_time(dir);
+	inode_inc_iversion(dir);
+	mark_inode_dirty(dir);
+}
+
+static bool name_is(const struct stalefs_dir_entry *de, const char *name, u32 len)
+{
+	return de->inode && de->name_len == len && !memcmp(de->name, name, len);
+}
+
+int stalefs_dir_find(struct inode *dir, const struct qstr *name, struct stalefs_dir_pos *pos)
+{
+	u32 bs = dir->i_sb->s_blocksize, n = dir_blocks(dir), lblk, off;
+	int err;
+
+	for (lblk = 0; lblk < n; lblk++) {
+		struct buffer_head *bh = dir_bread(dir, lblk, &err);
+		struct stalefs_dir_entry *de, *prev = NULL;
+
+		if (!bh)
+			return err;
+		for_each_de(bh, bs, de, off) {
+			if (name_is(de, name->name, name->len)) {
+				pos->bh = bh;
+				pos->de = de;
+				pos->prev = prev;
+				return 0;
+			}
+			prev = de;
+		}
+		brelse(bh);
+	}
+	return -ENOENT;
+}
+
+static void de_fill(struct stalefs_dir_entry *de, const struct qstr *name, u32 ino, umode_t mode)
+{
+	de->inode = cpu_to_le32(ino);
+	de->name_len = name->len;
+	de->file_type = stalefs_mode_to_ft(mode);
+	memcpy(de->name, name->name, name->len);
+}
+
+/* A new, empty directory block at lblk (one free entry spanning it). */
+static struct buffer_head *dir_new_block(struct inode *dir, u32 lblk, int *err)
+{
+	struct super_block *sb = dir->i_sb;
+	struct stalefs_inode_info *ei = STALEFS_I(dir);
+	struct stalefs_dir_block *db;
+	struct stalefs_dir_entry *de;
+	struct buffer_head *bh;
+	struct stalefs_ext ex;
+
+	down_write(&ei->i_map_sem);
+	*err = stalefs_ext_alloc_range(dir, lblk, 1, 0, &ex);
+	if (!*err && (ex.lblk != lblk || ex.flags))
+		*err = -EUCLEAN;
+	up_write(&ei->i_map_sem);
+	if (*err)
+		return NULL;
+	bh = sb_getblk(sb, ex.pblk);
+	if (!bh) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	lock_buffer(bh);
+	memset(bh->b_data, 0, sb->s_blocksize);
+	db = (void *)bh->b_data;
+	db->db_magic = cpu_to_le32(STALEFS_DIRBLK_MAGIC);
+	db->db_blocknr = cpu_to_le64(ex.pblk);
+	db->db_owner = cpu_to_le32(dir->i_ino);
+	db->db_lblk = cpu_to_le32(lblk);
+	de = (void *)(db + 1);
+	de->rec_len = cpu_to_le16(sb->s_blocksize - sizeof(*db));
+	set_buffer_uptodate(bh);
+	set_buffer_stalefs_verified(bh);
+	i_size_write(dir, (loff_t)(lblk + 1) << sb->s_blocksize_bits);
+	return bh;	/* locked: the caller fills it and calls stalefs_dir_dirty */
+}
+
+int stalefs_dir_add(struct inode *dir, const struct qstr *name, u32 ino, umode_t mode)
+{
+	u32 bs = dir->i_sb->s_blocksize, n = dir_blocks(dir), lblk, off;
+	u32 need = STALEFS_DIR_REC_LEN(name->len);
+	struct stalefs_dir_entry *de;
+	struct buffer_head *bh;
+	int err;
+
+	for (lblk = 0; lblk < n; lblk++) {
+		bh = dir_bread(dir, lblk, &err);
+		if (!bh)
+			return err;
+		for_each_de(bh, bs, de, off) {
+			u32 rec = le16_to_cpu(de->rec_len);
+			u32 used = de->inode ? STALEFS_DIR_REC_LEN(de->name_len) : 0;
+
+			if (rec - used < need)
+				continue;
+			lock_buffer(bh);
+			if (used) {
+				/* Split: the new entry takes the slack after this one. */
+				struct stalefs_dir_entry *nde = (void *)((u8 *)de + used);
+
+				nde->rec_len = cpu_to_le16(rec - used);
+				de->rec_len = cpu_to_le16(used);
+				de = nde;
+			}
+			de_fill(de, name, ino, mode);
+			stalefs_dir_dirty(dir, bh);
+			brelse(bh);
+			return 0;
+		}
+		brelse(bh);
+	}
+	if (n >= STALEFS_MAX_FILE_BLOCKS - 1)
+		return -ENOSPC;
+	bh = dir_new_block(dir, n, &err);
+	if (!bh)
+		return err;
+	de = (void *)(bh->b_data + sizeof(struct stalefs_dir_block));
+	de_fill(de, name, ino, mode);
+	stalefs_dir_dirty(dir, bh);
+	brelse(bh);
+	return 0;
+}
+
+int stalefs_dir_delete(struct inode *dir, struct stalefs_dir_pos *pos)
+{
+	lock_buffer(pos->bh);
+	if (pos->prev)
+		le16_add_cpu(&pos->prev->rec_len, le16_to_cpu(pos->de->rec_len));
+	else
+		pos->de->inode = 0;
+	stalefs_dir_dirty(dir, pos->bh);
+	return 0;
+}
+
+void stalefs_dir_set(struct inode *dir, struct stalefs_dir_pos *pos, u32 ino, umode_t mode)
+{
+	lock_buffer(pos->bh);
+	pos->de->inode = cpu_to_le32(ino);
+	pos->de->file_type = stalefs_mode_to_ft(mode);
+	stalefs_dir_dirty(dir, pos->bh);
+}
+
+int stalefs_dir_init(struct inode *dir, struct inode *parent)
+{
+	struct stalefs_dir_entry *de;
+	struct buffer_head *bh;
+	int err;
+
+	bh = dir_new_block(dir, 0, &err);
+	if (!bh)
+		return err;
+	de = (void *)(bh->b_data + sizeof(struct stalefs_dir_block));
+	de->inode = cpu_to_le32(dir->i_ino);
+	de->rec_len = cpu_to_le16(STALEFS_DIR_REC_LEN(1));
+	de->name_len = 1;
+	de->file_type = STALEFS_FT_DIR;
+	de->name[0] = '.';
+	de = (void *)((u8 *)de + STALEFS_DIR_REC_LEN(1));
+	de->inode = cpu_to_le32(parent->i_ino);
+	de->rec_len = cpu_to_le16(dir->i_sb->s_blocksize - sizeof(struct stalefs_dir_block) -
+				  STALEFS_DIR_REC_LEN(1));
+	de->name_len = 2;
+	de->file_type = STALEFS_FT_DIR;
+	de->name[0] = '.';
+	de->name[1] = '.';
+	stalefs_dir_dirty(dir, bh);
+	brelse(bh);
+	return 0;
+}
+
+int stalefs_dir_is_empty(struct inode *dir)
+{
+	u32 bs = dir->i_sb->s_blocksize, n = dir_blocks(dir), lblk, off;
+	struct stalefs_dir_entry *de;
+	int err;
+
+	for (lblk = 0; lblk < n; lblk++) {
+		struct buffer_head *bh = dir_bread(dir, lblk, &err);
+
+		if (!bh)
+			return err;
+		for_each_de(bh, bs, de, off) {
+			if (!de->inode)
+				continue;
+			if (name_is(de, ".", 1) || name_is(de, "..", 2))
+				continue;
+			brelse(bh);
+			return 0;
+		}
+		brelse(bh);
+	}
+	return 1;
+}
+
+/* The '..' entry: second entry of block 0. */
+int stalefs_dir_dotdot(struct inode *dir, struct stalefs_dir_pos *pos)
+{
+	u32 bs = dir->i_sb->s_blocksize, off;
+	struct stalefs_dir_entry *de, *prev = NULL;
+	struct buffer_head *bh;
+	int err;
+
+	bh = dir_bread(dir, 0, &err);
+	if (!bh)
+		return err;
+	for_each_de(bh, bs, de, off) {
+		if (name_is(de, "..", 2)) {
+			pos->bh = bh;
+			pos->de = de;
+			pos->prev = prev;
+			return 0;
+		}
+		prev = de;
+	}
+	brelse(bh);
+	stalefs_error(dir->i_sb, dir->i_ino, 0, "directory has no '..' entry");
+	return -EUCLEAN;
+}
+
+static int stalefs_readdir(struct file *file, struct dir_context *ctx)
+{
+	struct inode *dir = file_inode(file);
+	u32 bs = dir->i_sb->s_blocksize, bits = dir->i_sb->s_blocksize_bits;
+	u32 n = dir_blocks(dir), lblk, off;
+	struct stalefs_dir_entry *de;
+	int err;
+
+	if (ctx->pos < 0)
+		return 0;
+	for (lblk = ctx->pos >> bits; lblk < n; lblk++) {
+		u32 start = lblk == (ctx->pos >> bits) ? ctx->pos & (bs - 1) : 0;
+		struct buffer_head *bh = dir_bread(dir, lblk, &err);
+
+		if (!bh)
+			return err;
+		for_each_de(bh, bs, de, off) {
+			if (off < start || !de->inode)
+				continue;
+			ctx->pos = ((loff_t)lblk << bits) + off;
+			if (!dir_emit(ctx, de->name, de->name_len, le32_to_cpu(de->inode),
+				      de->file_type < STALEFS_FT_MAX ?
+				      ft_to_dt[de->file_type] : DT_UNKNOWN)) {
+				brelse(bh);
+				return 0;
+			}
+		}
+		brelse(bh);
+		ctx->pos = (loff_t)(lblk + 1) << bits;
+	}
+	return 0;
+}
+
+const struct file_operations stalefs_dir_operations = {
+	.llseek		= generic_file_llseek,
+	.read		= generic_read_dir,
+	.iterate_shared	= stalefs_readdir,
+	.fsync		= generic_file_fsync,
+};

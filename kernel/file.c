@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Regular files: read/write (buffered and direct), mmap, fsync, fallocate,
+ * seek, fiemap.  All data moves through iomap (iomap.c).
+ */
+#include <linux/uio.h>
+#include <linux/mman.h>
+#include <linux/backing-dev.h>
+#include <linux/sched/mm.h>
+#include <linux/falloc.h>
+#include "stalefs.h"
+
+/* ---- address space ---- */
+
+static int stalefs_read_folio(struct file *file, struct folio *folio)
+{
+	return iomap_read_folio(folio, &stalefs_iomap_ops);
+}
+
+static void stalefs_readahead(struct readahead_control *rac)
+{
+	iomap_readahead(rac, &stalefs_iomap_ops);
+}
+
+static int stalefs_writepages(struct address_space *mapping, struct writeback_control *wbc)
+{
+	struct iomap_writepage_ctx wpc = { };
+
+	return iomap_writepages(mapping, wbc, &wpc, &stalefs_writeback_ops);
+}
+
+static sector_t stalefs_bmap(struct address_space *mapping, sector_t block)
+{
+	return iomap_bmap(mapping, block, &stalefs_iomap_ops);
+}
+
+const struct address_space_operations stalefs_aops = {
+	.read_folio		= stalefs_read_folio,
+	.readahead		= stalefs_readahead,
+	.writepages		= stalefs_writepages,
+	.dirty_folio		= filemap_dirty_folio,
+	.release_folio		= iomap_release_folio,
+	.invalidate_folio	= iomap_invalidate_folio,
+	.bmap			= stalefs_bmap,
+	.direct_IO		= noop_direct_IO,
+	.migrate_folio		= filemap_migrate_folio,
+	.is_partially_uptodate	= iomap_is_partially_uptodate,
+	.error_remove_page	= generic_error_remove_page,
+};
+
+/* ---- read / write ---- */
+
+static ssize_t stalefs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	ssize_t ret;
+
+	if (!iov_iter_count(to))
+		return 0;
+	if (!(iocb->ki_flags & IOCB_DIRECT))
+		return generic_file_read_iter(iocb, to);
+	if (iocb->ki_flags & IOCB_NOWAIT) {
+		if (!inode_trylock_shared(inode))
+			return -EAGAIN;
+	} else {
+		inode_lock_shared(inode);
+	}
+	file_accessed(iocb->ki_filp);
+	ret = iomap_dio_rw(iocb, to, &stalefs_iomap_ops, NULL, 0, NULL, 0);
+	inode_unlock_shared(inode);
+	return ret;
+}
+
+/*
+ * Before the size grows past pos, zero the old EOF block's tail in the
+ * page cache: an mmap store past EOF may have left bytes there.
+ */
+static int stalefs_zero_eof(struct inode *inode, loff_t pos)
+{
+	loff_t isize = i_size_read(inode);
+	unsigned int bs = inode->i_sb->s_blocksize;
+
+	if (pos <= isize || !(isize & (bs - 1)))
+		return 0;
+	return iomap_zero_range(inode, isize, min_t(loff_t, pos, round_up(isize, bs)) - isize,
+				NULL, &stalefs_iomap_ops);
+}
+
+static ssize_t stalefs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct file *file = iocb->ki_filp;
+	struct inode *inode = file_inode(file);
+	ssize_t ret;
+
+	if (iocb->ki_flags & IOCB_NOWAIT) {
+		if (!inode_trylock(inode))
+			return -EAGAIN;
+	} else {
+		inode_lock(inode);
+	}
+	ret = generic_write_checks(iocb, from);
+	if (ret <= 0)
+		goto out;
+	ret = file_modified(file);
+	if (ret)
+		goto out;
+	ret = stalefs_zero_eof(inode, iocb->ki_pos);
+	if (ret)
+		goto out;
+
+	if (iocb->ki_flags & IOCB_DIRECT) {
+		/*
+		 * Waiting for completion keeps the size update and the unwritten
+		 * conversion under i_rwsem, so AIO needs no extra locking.
+		 */
+		ret = iomap_dio_rw(iocb, from, &stalefs_iomap_ops, &stalefs_dio_ops,
+				   IOMAP_DIO_FORCE_WAIT, NULL, 0);
+		if (ret == -ENOTBLK)
+			ret = 0;
+		if (ret >= 0 && iov_iter_count(from)) {
+			/* Fall back to buffered I/O for what DIO could not do. */
+			ssize_t done = ret, b;
+			loff_t start = iocb->ki_pos;
+
+			iocb->ki_flags &= ~IOCB_DIRECT;
+			current->backing_dev_info = inode_to_bdi(inode);
+			b = iomap_file_buffered_write(iocb, from, &stalefs_iomap_ops);
+			current->backing_dev_info = NULL;
+			iocb->ki_flags |= IOCB_DIRECT;
+			if (b > 0) {
+				int err = filemap_write_and_wait_range(inode->i_mapping, start,
+								       start + b - 1);
+				if (!err)
+					invalidate_mapping_pages(inode->i_mapping,
+								 start >> PAGE_SHIFT,
+								 (start + b - 1) >> PAGE_SHIFT);
+				ret = done + b;
+			} else if (!done) {
+				ret = b;
+			}
+		}
+	} else {
+		current->backing_dev_info = inode_to_bdi(inode);
+		ret = iomap_file_buffered_write(iocb, from, &stalefs_iomap_ops);
+		current->backing_dev_info = NULL;
+	}
+	if (ret > 0)
+		mark_inode_dirty(inode);	/* size may have grown */
+out:
+	inode_unlock(inode);
+	if (ret > 0)
+		ret = generic_write_sync(iocb, ret);
+	return ret;
+}
+
+/* ---- mmap ---- */
+
+static vm_fault_t stalefs_page_mkwrite(struct vm_fault *vmf)
+{
+	struct inode *inode = file_inode(vmf->vma->vm_file);
+	vm_fault_t ret;
+
+	sb_start_pagefault(inode->i_sb);
+	file_update_time(vmf->vma->vm_file);
+	filemap_invalidate_lock_shared(inode->i_mapping);
+	ret = iomap_page_mkwrite(vmf, &stalefs_iomap_ops);
+	filemap_invalidate_unlock_shared(inode->i_mapping);
+	sb_end_pagefault(inode->i_sb);
+	return ret;
+}
+
+static const struct vm_operations_struct stalefs_vm_ops = {
+	.fault		= filemap_fault,
+	.map_pages	= filemap_map_pages,
+	.page_mkwrite	= stalefs_page_mkwrite,
+};
+
+static int stalefs_file_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	file_accessed(file);
+	vma->vm_ops = &stalefs_vm_ops;
+	return 0;
+}
+
+/* ---- fsync ---- */
+
+static int stalefs_fsync(struct file *file, loff_t start, loff_t end, int datasync)
+{
+	/*
+	 * Waiting for writeback also waits for unwritten conversion (page
+	 * writeback ends only after it); then the inode, the extent tree and
+	 * directory buffers tied to it go out, and the cache is flushed.
+	 */
+	return generic_file_fsync(file, start, end, datasync);
+}
+
+/* ---- seek ---- */
+
+static loff_t stalefs_llseek(struct file *file, loff_t offset, int whence)
+{
+	struct inode *inode = file_inode(file);
+
+	switch (whence) {
+	case SEEK_HOLE:
+		inode_lock_shared(inode);
+		offset = iomap_seek_hole(inode, offset, &stalefs_iomap_ops);
+		inode_unlock_shared(inode);
+		break;
+	case SEEK_DATA:
+		inode_lock_shared(inode);
+		offset = iomap_seek_data(inode, offset, &stalefs_iomap_ops);
+		inode_unlock_shared(inode);
+		break;
+	default:
+		return generic_file_llseek(file, offset, whence);
+	}
+	if (offset < 0)
+		return offset;
+	return vfs_setpos(file, offset, inode->i_sb->s_maxbytes);
+}
+
+/* ---- fallocate ---- */
+
+/* Fill holes in [start, end) blocks with unwritten extents. */
+static int prealloc_blocks(struct inode *inode, u64 start, u64 end)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	unsigned int nofs;
+	int err = 0;
+
+	end = min_t(u64, end, STALEFS_MAX_FILE_BLOCKS);
+	while (start < end && !err) {
+		struct stalefs_ext ex;
+		u32 n = (u32)min_t(u64, end - start, STALEFS_EXT_MAX_LEN);
+
+		down_write(&ei->i_map_sem);
+		nofs = memalloc_nofs_save();
+		/* Returns an error only when it could map nothing at all. */
+		err = stalefs_ext_alloc_range(inode, (u32)start, n, STALEFS_EXT_UNWRITTEN, NULL);
+		while (!err && start < end && stalefs_ext_lookup(inode, (u32)start, &ex))
+			start = (u64)ex.lblk + ex.len;
+		memalloc_nofs_restore(nofs);
+		up_write(&ei->i_map_sem);
+		cond_resched();
+	}
+	return err;
+}
+
+/* Zero [pos, end) of the file where it lies inside i_size (partial blocks). */
+static int zero_partial(struct inode *inode, loff_t pos, loff_t end)
+{
+	loff_t isize = i_size_read(inode);
+
+	end = min(end, isize);
+	if (pos >= end)
+		return 0;
+	return iomap_zero_range(inode, pos, end - pos, NULL, &stalefs_iomap_ops);
+}
+
+/* Unmap whole blocks [first, last), or (zero) turn them unwritten in place. */
+static int clear_blocks(struct inode *inode, u64 first, u64 last, bool zero)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	unsigned int nofs;
+	int err;
+
+	last = min_t(u64, last, STALEFS_MAX_FILE_BLOCKS);
+	if (first >= last)
+		return 0;
+	down_write(&ei->i_map_sem);
+	nofs = memalloc_nofs_save();
+	if (!zero) {
+		err = stalefs_ext_remove(inode, (u32)first, last - first);
+	} else {
+		/* Keeping the blocks keeps the file's layout; zeroing clears STALE. */
+		err = stalefs_ext_convert(inode, (u32)first, (u32)(last - first), 0,
+					  STALEFS_EXT_UNWRITTEN);
+		if (!err)
+			err = stalefs_ext_convert(inode, (u32)first, (u32)(last - first),
+						  STALEFS_EXT_STALE, STALEFS_EXT_UNWRITTEN);
+	}
+	memalloc_nofs_restore(nofs);
+	up_write(&ei->i_map_sem);
+	return err;
+}
+
+/* Punch (zero=false) or zero (zero=true) [off, off+len). */
+static int stalefs_clear_range(struct inode *inode, loff_t off, loff_t len, bool zero)
+{
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+	loff_t end = off + len;
+	loff_t ffirst = round_up(off, 1 << bits), flast = round_down(end, 1 << bits);
+	int err;
+
+	err = filemap_write_and_wait_range(inode->i_mapping, off, end - 1);
+	if (err)
+		return err;
+	/* Partial blocks at the edges are zeroed in place. */
+	if (ffirst > flast) {
+		err = zero_partial(inode, off, end);
+	} else {
+		err = zero_partial(inode, off, ffirst);
+		if (!err)
+			err = zero_partial(inode, flast, end);
+	}
+	if (err)
+		return err;
+	if (ffirst < flast) {
+		truncate_pagecache_range(inode, ffirst, flast - 1);
+		err = clear_blocks(inode, ffirst >> bits, flast >> bits, zero);
+	}
+	return err;
+}
+
+static long stalefs_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
+{
+	struct inode *inode = file_inode(file);
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+	loff_t end = offset + len;
+	bool size_change = false;
+	long err;
+
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))
+		return -EOPNOTSUPP;
+	if (!S_ISREG(inode->i_mode))
+		return -ENODEV;
+
+	inode_lock(inode);
+	if (!(mode & FALLOC_FL_KEEP_SIZE) && end > i_size_read(inode)) {
+		err = inode_newsize_ok(inode, end);
+		if (err)
+			goto out_unlock;
+		size_change = true;
+	}
+	inode_dio_wait(inode);
+	err = file_modified(file);
+	if (err)
+		goto out_unlock;
+	filemap_invalidate_lock(inode->i_mapping);
+	if (mode & FALLOC_FL_PUNCH_HOLE) {
+		err = stalefs_clear_range(inode, offset, len, false);
+	} else if (mode & FALLOC_FL_ZERO_RANGE) {
+		/* Whole blocks become unwritten; partial edges are zeroed. */
+		err = prealloc_blocks(inode, offset >> bits,
+				      DIV_ROUND_UP_ULL(end, 1ULL << bits));
+		if (!err)
+			err = stalefs_clear_range(inode, offset, len, true);
+	} else {
+		err = prealloc_blocks(inode, offset >> bits,
+				      DIV_ROUND_UP_ULL(end, 1ULL << bits));
+	}
+	if (!err && size_change) {
+		err = stalefs_zero_eof(inode, end);
+		if (!err)
+			i_size_write(inode, end);
+	}
+	if (!err) {
+		inode->i_ctime = current_time(inode);
+		if (size_change || (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)))
+			inode->i_mtime = inode->i_ctime;
+		mark_inode_dirty(inode);
+		if (file->f_flags & O_SYNC || IS_SYNC(inode))
+			err = stalefs_sync_inode(inode);
+	}
+	filemap_invalidate_unlock(inode->i_mapping);
+out_unlock:
+	inode_unlock(inode);
+	return err;
+}
+
+static int stalefs_fiemap(struct inode *inode, struct fiemap_extent_info *fieinfo,
+			  u64 start, u64 len)
+{
+	int err;
+
+	inode_lock_shared(inode);
+	err = iomap_fiemap(inode, fieinfo, start, len, &stalefs_iomap_ops);
+	inode_unlock_shared(inode);
+	return err;
+}
+
+const struct file_operations stalefs_file_operations = {
+	.llseek		= stalefs_llseek,
+	.read_iter	= stalefs_file_read_iter,
+	.write_iter	= stalefs_file_write_iter,
+	.mmap		= stalefs_file_mmap,
+	.open		= generic_file_open,
+	.fsync		= stalefs_fsync,
+	.splice_read	= generic_file_splice_read,
+	.splice_write	= iter_file_splice_write,
+	.fallocate	= stalefs_fallocate,
+};
+
+const struct inode_operations stalefs_file_inode_operations = {
+	.setattr	= stalefs_setattr,
+	.getattr	= stalefs_getattr,
+	.fiemap		= stalefs_fiemap,
+};

@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Inodes: reading (verified), writing (checksummed), creating, evicting,
+ * attributes and truncation.
+ */
+#include <linux/slab.h>
+#include <linux/random.h>
+#include <linux/iversion.h>
+#include <linux/sched/mm.h>
+#include <linux/writeback.h>
+#include "stalefs.h"
+
+/* Where inode 'ino' lives; NULL and an error when the number is impossible. */
+static struct buffer_head *inode_block(struct super_block *sb, u32 ino, u32 *offset, int *err)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_geom *g = &sbi->geom;
+	struct stalefs_group_desc *d;
+	struct buffer_head *bh;
+	u64 block;
+
+	if (ino < 1 || ino > g->inodes_count ||
+	    (ino < STALEFS_FIRST_INO && ino != STALEFS_ROOT_INO)) {
+		stalefs_error(sb, ino, 0, "inode number out of range");
+		*err = -EUCLEAN;
+		return NULL;
+	}
+	d = stalefs_get_desc(sb, stalefs_ino_group(g, ino), NULL);
+	stalefs_ino_locate(g, d, ino, &block, offset);
+	bh = sb_bread(sb, block);
+	if (!bh) {
+		stalefs_error(sb, ino, block, "cannot read inode table block");
+		*err = -EIO;
+	}
+	return bh;
+}
+
+static void set_vfs_flags(struct inode *inode)
+{
+	u32 f = STALEFS_I(inode)->i_dflags;
+	unsigned int fl = 0;
+
+	if (f & STALEFS_INODE_SYNC_FL)
+		fl |= S_SYNC;
+	if (f & STALEFS_INODE_IMMUTABLE_FL)
+		fl |= S_IMMUTABLE;
+	if (f & STALEFS_INODE_APPEND_FL)
+		fl |= S_APPEND;
+	if (f & STALEFS_INODE_NOATIME_FL)
+		fl |= S_NOATIME;
+	inode_set_flags(inode, fl, S_SYNC | S_IMMUTABLE | S_APPEND | S_NOATIME);
+}
+
+static bool has_extents(struct inode *inode)
+{
+	if (S_ISREG(inode->i_mode) || S_ISDIR(inode->i_mode))
+		return true;
+	return S_ISLNK(inode->i_mode) && !(STALEFS_I(inode)->i_dflags & STALEFS_INODE_INLINE_FL);
+}
+
+void stalefs_set_ops(struct inode *inode)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+
+	if (S_ISREG(inode->i_mode)) {
+		inode->i_op = &stalefs_file_inode_operations;
+		inode->i_fop = &stalefs_file_operations;
+		inode->i_mapping->a_ops = &stalefs_aops;
+	} else if (S_ISDIR(inode->i_mode)) {
+		inode->i_op = &stalefs_dir_inode_operations;
+		inode->i_fop = &stalefs_dir_operations;
+	} else if (S_ISLNK(inode->i_mode)) {
+		if (ei->i_dflags & STALEFS_INODE_INLINE_FL) {
+			inode->i_op = &stalefs_fast_symlink_inode_operations;
+			inode->i_link = (char *)ei->i_data;
+		} else {
+			inode->i_op = &stalefs_symlink_inode_operations;
+		}
+		inode_nohighmem(inode);
+	} else {
+		inode->i_op = &stalefs_special_inode_operations;
+	}
+}
+
+static void get_time(struct timespec64 *ts, __le64 sec, __le32 nsec)
+{
+	ts->tv_sec = (s64)le64_to_cpu(sec);
+	ts->tv_nsec = le32_to_cpu(nsec);
+}
+
+struct inode *stalefs_iget(struct super_block *sb, u32 ino)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_geom *g = &sbi->geom;
+	struct stalefs_inode_info *ei;
+	struct stalefs_inode *raw;
+	struct stalefs_group_desc *d;
+	struct buffer_head *bh;
+	struct inode *inode;
+	u32 offset, slot;
+	int rule, err = 0;
+
+	inode = iget_locked(sb, ino);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	if (!(inode->i_state & I_NEW))
+		return inode;
+	ei = STALEFS_I(inode);
+
+	bh = inode_block(sb, ino, &offset, &err);
+	if (!bh)
+		goto bad;
+	d = stalefs_get_desc(sb, stalefs_ino_group(g, ino), NULL);
+	slot = (ino - 1) % g->inodes_per_group;
+	raw = (void *)(bh->b_data + offset);
+	if (slot >= g->inodes_per_group - le32_to_cpu(d->bg_itable_unused)) {
+		stalefs_error(sb, ino, bh->b_blocknr, "inode is in the never-initialised part of the table");
+		goto bad_bh;
+	}
+	if (!raw->i_mode || !raw->i_links_count) {
+		stalefs_error(sb, ino, bh->b_blocknr, "directory entry names a free inode");
+		goto bad_bh;
+	}
+	rule = stalefs_verify_inode_csum(sbi->csum_seed, ino, raw);
+	if (!rule)
+		rule = stalefs_verify_inode(g, ino, raw);
+	if (rule) {
+		stalefs_error(sb, ino, bh->b_blocknr, "%s", stalefs_rule_msg(rule));
+		goto bad_bh;
+	}
+
+	inode->i_mode = le16_to_cpu(raw->i_mode);
+	set_nlink(inode, le16_to_cpu(raw->i_links_count));
+	i_uid_write(inode, le32_to_cpu(raw->i_uid));
+	i_gid_write(inode, le32_to_cpu(raw->i_gid));
+	inode->i_size = le64_to_cpu(raw->i_size);
+	inode->i_blocks = le64_to_cpu(raw->i_blocks) << (sb->s_blocksize_bits - 9);
+	get_time(&inode->i_atime, raw->i_atime, raw->i_atime_nsec);
+	get_time(&inode->i_ctime, raw->i_ctime, raw->i_ctime_nsec);
+	get_time(&inode->i_mtime, raw->i_mtime, raw->i_mtime_nsec);
+	get_time(&ei->i_crtime, raw->i_crtime, raw->i_crtime_nsec);
+	inode->i_generation = le32_to_cpu(raw->i_generation);
+	ei->i_dflags = le32_to_cpu(raw->i_flags);
+	ei->i_dtime = le64_to_cpu(raw->i_dtime);
+	ei->i_dir_group = stalefs_ino_group(g, ino);
+	memcpy(ei->i_data, raw->i_block, sizeof(ei->i_data));
+	set_vfs_flags(inode);
+
+	if (S_ISCHR(inode->i_mode) || S_ISBLK(inode->i_mode) || S_ISFIFO(inode->i_mode) ||
+	    S_ISSOCK(inode->i_mode))
+		init_special_inode(inode, inode->i_mode, new_decode_dev(le32_to_cpu(raw->i_rdev)));
+	brelse(bh);
+
+	if (S_ISDIR(inode->i_mode) &&
+	    (inode->i_size & (sb->s_blocksize - 1) || inode->i_size == 0)) {
+		stalefs_error(sb, ino, 0, "directory size is not a whole number of blocks");
+		goto bad;
+	}
+	if (S_ISLNK(inode->i_mode)) {
+		if (ei->i_dflags & STALEFS_INODE_INLINE_FL) {
+			/* The target is NUL terminated in memory even if the disk lies. */
+			ei->i_data[min_t(u64, inode->i_size, STALEFS_INLINE_SYMLINK_MAX)] = 0;
+		} else if (inode->i_size == 0 || inode->i_size >= sb->s_blocksize) {
+			stalefs_error(sb, ino, 0, "symlink target size is out of range");
+			goto bad;
+		}
+	}
+	if (has_extents(inode)) {
+		err = stalefs_ext_load(inode);
+		if (err)
+			goto bad_err;
+	}
+	stalefs_set_ops(inode);
+	unlock_new_inode(inode);
+	return inode;
+
+bad_bh:
+	brelse(bh);
+bad:
+	err = err ? err : -EUCLEAN;
+bad_err:
+	iget_failed(inode);
+	return ERR_PTR(err);
+}
+
+static void put_time(__le64 *sec, __le32 *nsec, const struct timespec64 *ts)
+{
+	*sec = cpu_to_le64(ts->tv_sec);
+	*nsec = cpu_to_le32(ts->tv_nsec);
+}
+
+/* Copy the in-memory inode into its table slot, checksummed. */
+static int fill_raw(struct inode *inode, bool sync)
+{
+	struct super_block *sb = inode->i_sb;
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	struct stalefs_inode *raw;
+	struct buffer_head *bh;
+	u32 offset;
+	int err = 0;
+
+	bh = inode_block(sb, inode->i_ino, &offset, &err);
+	if (!bh)
+		return err;
+	raw = (void *)(bh->b_data + offset);
+	lock_buffer(bh);
+	memset(raw, 0, sizeof(*raw));
+	raw->i_mode = cpu_to_le16(inode->i_mode);
+	raw->i_links_count = cpu_to_le16(inode->i_nlink);
+	raw->i_flags = cpu_to_le32(ei->i_dflags);
+	raw->i_uid = cpu_to_le32(i_uid_read(inode));
+	raw->i_gid = cpu_to_le32(i_gid_read(inode));
+	raw->i_size = cpu_to_le64(inode->i_size);
+	raw->i_blocks = cpu_to_le64(inode->i_blocks >> (sb->s_blocksize_bits - 9));
+	put_time(&raw->i_atime, &raw->i_atime_nsec, &inode->i_atime);
+	put_time(&raw->i_ctime, &raw->i_ctime_nsec, &inode->i_ctime);
+	put_time(&raw->i_mtime, &raw->i_mtime_nsec, &inode->i_mtime);
+	put_time(&raw->i_crtime, &raw->i_crtime_nsec, &ei->i_crtime);
+	raw->i_dtime = cpu_to_le64(ei->i_dtime);
+	raw->i_generation = cpu_to_le32(inode->i_generation);
+	if (S_ISCHR(inode->i_mode) || S_ISBLK(inode->i_mode))
+		raw->i_rdev = cpu_to_le32(new_encode_dev(inode->i_rdev));
+	raw->i_ino = cpu_to_le32(inode->i_ino);
+	if (has_extents(inode) || S_ISLNK(inode->i_mode)) {
+		/* The root changes under i_map_sem; copy a consistent one. */
+		down_read(&ei->i_map_sem);
+		memcpy(raw->i_block, ei->i_data, sizeof(raw->i_block));
+		up_read(&ei->i_map_sem);
+	}
+	stalefs_inode_set_csum(STALEFS_SB(sb)->csum_seed, inode->i_ino, raw);
+	unlock_buffer(bh);
+	mark_buffer_dirty(bh);
+	if (sync) {
+		sync_dirty_buffer(bh);
+		if (buffer_req(bh) && !buffer_uptodate(bh))
+			err = -EIO;
+	}
+	brelse(bh);
+	return err;
+}
+
+int stalefs_write_inode(struct inode *inode, struct writeback_control *wbc)
+{
+	return fill_raw(inode, wbc->sync_mode == WB_SYNC_ALL);
+}
+
+int stalefs_sync_inode(struct inode *inode)
+{
+	return fill_raw(inode, true);
+}
+
+void stalefs_evict_inode(struct inode *inode)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	bool want_delete = !inode->i_nlink && !is_bad_inode(inode);
+
+	truncate_inode_pages_final(&inode->i_data);
+	/* Conversion work may still be returning from its last ioend. */
+	flush_work(&ei->i_ioend_work);
+	if (want_delete) {
+		sb_start_intwrite(inode->i_sb);
+		if (has_extents(inode))
+			stalefs_truncate_blocks(inode, 0);
+		inode->i_size = 0;
+		ei->i_dtime = ktime_get_real_seconds();
+		if (!ei->i_dtime)
+			ei->i_dtime = 1;
+		fill_raw(inode, false);
+		stalefs_free_ino(inode->i_sb, inode->i_ino, S_ISDIR(inode->i_mode));
+		sb_end_intwrite(inode->i_sb);
+	}
+	invalidate_inode_buffers(inode);
+	clear_inode(inode);
+	stalefs_ext_release(inode);
+}
+
+struct inode *stalefs_new_inode(struct inode *dir, umode_t mode, const struct qstr *name)
+{
+	struct super_block *sb = dir->i_sb;
+	struct stalefs_inode_info *ei;
+	struct inode *inode;
+	u32 ino;
+	int err;
+
+	inode = new_inode(sb);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	err = stalefs_new_ino(dir, mode, &ino);
+	if (err) {
+		make_bad_inode(inode);
+		iput(inode);
+		return ERR_PTR(err);
+	}
+	ei = STALEFS_I(inode);
+	inode_init_owner(&init_user_ns, inode, dir, mode);
+	inode->i_ino = ino;
+	inode->i_blocks = 0;
+	inode->i_mtime = inode->i_atime = inode->i_ctime = current_time(inode);
+	ei->i_crtime = inode->i_mtime;
+	inode->i_generation = get_random_u32();
+	ei->i_dflags = STALEFS_I(dir)->i_dflags & (STALEFS_INODE_SYNC_FL | STALEFS_INODE_NODUMP_FL |
+						   STALEFS_INODE_NOATIME_FL);
+	ei->i_dtime = 0;
+	ei->i_dir_group = stalefs_ino_group(&STALEFS_SB(sb)->geom, ino);
+	if (S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode))
+		stalefs_ext_init_empty(inode);
+	set_vfs_flags(inode);
+	if (insert_inode_locked(inode) < 0) {
+		stalefs_error(sb, ino, 0, "newly allocated inode is already in use");
+		stalefs_free_ino(sb, ino, S_ISDIR(mode));
+		make_bad_inode(inode);
+		iput(inode);
+		return ERR_PTR(-EUCLEAN);
+	}
+	mark_inode_dirty(inode);
+	return inode;
+}
+
+int stalefs_truncate_blocks(struct inode *inode, loff_t size)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	u64 first = DIV_ROUND_UP_ULL(size, inode->i_sb->s_blocksize);
+	unsigned int nofs;
+	int err;
+
+	if (first >= STALEFS_MAX_FILE_BLOCKS)
+		return 0;
+	down_write(&ei->i_map_sem);
+	nofs = memalloc_nofs_save();
+	err = stalefs_ext_remove(inode, (u32)first, STALEFS_MAX_FILE_BLOCKS - first);
+	memalloc_nofs_restore(nofs);
+	up_write(&ei->i_map_sem);
+	return err;
+}
+
+/* Size change of a regular file: zero the partial tail, drop pages and blocks. */
+static int stalefs_setsize(struct inode *inode, loff_t newsize)
+{
+	loff_t oldsize = inode->i_size;
+	unsigned int bs = inode->i_sb->s_blocksize;
+	int err = 0;
+
+	inode_dio_wait(inode);
+	filemap_invalidate_lock(inode->i_mapping);
+	if (newsize < oldsize) {
+		err = iomap_truncate_page(inode, newsize, NULL, &stalefs_iomap_ops);
+		if (!err) {
+			truncate_setsize(inode, newsize);
+			err = stalefs_truncate_blocks(inode, newsize);
+		}
+	} else {
+		/* Bytes past the old EOF in its page may hold mmap leftovers. */
+		if (oldsize & (bs - 1))
+			err = iomap_zero_range(inode, oldsize,
+					       min_t(loff_t, newsize, round_up(oldsize, bs)) - oldsize,
+					       NULL, &stalefs_iomap_ops);
+		if (!err)
+			truncate_setsize(inode, newsize);
+	}
+	filemap_invalidate_unlock(inode->i_mapping);
+	return err;
+}
+
+int stalefs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry, struct iattr *attr)
+{
+	struct inode *inode = d_inode(dentry);
+	int err;
+
+	err = setattr_prepare(mnt_userns, dentry, attr);
+	if (err)
+		return err;
+	if ((attr->ia_valid & ATTR_SIZE) && attr->ia_size != inode->i_size) {
+		if (!S_ISREG(inode->i_mode))
+			return -EINVAL;
+		err = stalefs_setsize(inode, attr->ia_size);
+		if (err)
+			return err;
+		inode->i_mtime = inode->i_ctime = current_time(inode);
+	}
+	setattr_copy(mnt_userns, inode, attr);
+	mark_inode_dirty(inode);
+	return 0;
+}
+
+int stalefs_getattr(struct user_namespace *mnt_userns, const struct path *path,
+		    struct kstat *stat, u32 request_mask, unsigned int flags)
+{
+	struct inode *inode = d_inode(path->dentry);
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+
+	if (request_mask & STATX_BTIME) {
+		stat->result_mask |= STATX_BTIME;
+		stat->btime = ei->i_crtime;
+	}
+	if (ei->i_dflags & STALEFS_INODE_APPEND_FL)
+		stat->attributes |= STATX_ATTR_APPEND;
+	if (ei->i_dflags & STALEFS_INODE_IMMUTABLE_FL)
+		stat->attributes |= STATX_ATTR_IMMUTABLE;
+	if (ei->i_dflags & STALEFS_INODE_NODUMP_FL)
+		stat->attributes |= STATX_ATTR_NODUMP;
+	stat->attributes_mask |= STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE | STATX_ATTR_NODUMP;
+	generic_fillattr(mnt_userns, inode, stat);
+	return 0;
+}

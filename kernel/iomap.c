@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The iomap glue: mapping file ranges to blocks, writeback, and the
+ * unwritten conversion that makes the data path crash-safe.
+ *
+ * New blocks are always allocated UNWRITTEN (at write_begin time for
+ * buffered writes, in iomap_begin for direct I/O and page faults) and are
+ * converted to written only after the data I/O has completed: writeback
+ * ioends of type UNWRITTEN are completed in a workqueue, merged with their
+ * neighbours, converted in one extent edit and only then is the page
+ * writeback ended.  A crash at any point leaves blocks that read as zeros,
+ * never a previous owner's data.
+ *
+ * A per-inode sequence number (i_map_seq), bumped on every mapping change,
+ * is the validity cookie: iomap revalidates a cached mapping with it
+ * (->iomap_valid in 6.1's iomap_page_ops) and writeback's map_blocks reuses
+ * its cached mapping only while it matches.
+ */
+#include <linux/sched/mm.h>
+#include <linux/bio.h>
+#include "stalefs.h"
+
+static bool stalefs_iomap_valid(struct inode *inode, const struct iomap *iomap)
+{
+	return iomap->validity_cookie == READ_ONCE(STALEFS_I(inode)->i_map_seq);
+}
+
+static const struct iomap_page_ops stalefs_page_ops = {
+	.iomap_valid = stalefs_iomap_valid,
+};
+
+static void fill_iomap(struct inode *inode, struct iomap *iomap, u64 lblk, u64 maxlen,
+		       bool found, const struct stalefs_ext *ex)
+{
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+
+	iomap->bdev = inode->i_sb->s_bdev;
+	iomap->offset = (loff_t)lblk << bits;
+	iomap->flags = 0;
+	iomap->validity_cookie = STALEFS_I(inode)->i_map_seq;
+	iomap->page_ops = &stalefs_page_ops;
+	if (found) {
+		u64 off = lblk - ex->lblk;
+
+		iomap->addr = (ex->pblk + off) << bits;
+		iomap->length = (u64)(ex->len - off) << bits;
+		/* STALE extents read what the disk holds: plain mapped blocks. */
+		iomap->type = (ex->flags & STALEFS_EXT_UNWRITTEN) ? IOMAP_UNWRITTEN : IOMAP_MAPPED;
+	} else {
+		u64 len = ex->len ? ex->len : maxlen;
+
+		iomap->addr = IOMAP_NULL_ADDR;
+		iomap->length = max_t(u64, len, 1) << bits;
+		iomap->type = IOMAP_HOLE;
+	}
+}
+
+static int stalefs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
+			       unsigned int flags, struct iomap *iomap, struct iomap *srcmap)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+	u64 lblk = pos >> bits;
+	u64 end = DIV_ROUND_UP_ULL(pos + length, 1ULL << bits);
+	bool alloc = flags & IOMAP_WRITE;
+	struct stalefs_ext ex;
+	unsigned int nofs;
+	int found, err = 0;
+	u64 maxlen;
+
+	if (lblk >= STALEFS_MAX_FILE_BLOCKS) {
+		if (alloc)
+			return -EFBIG;
+		ex.len = 0;
+		fill_iomap(inode, iomap, lblk, max_t(u64, end - lblk, 1), false, &ex);
+		return 0;
+	}
+	end = min_t(u64, max(end, lblk + 1), STALEFS_MAX_FILE_BLOCKS);
+	maxlen = end - lblk;
+
+	if (flags & IOMAP_NOWAIT) {
+		if (!down_read_trylock(&ei->i_map_sem))
+			return -EAGAIN;
+		found = stalefs_ext_lookup(inode, (u32)lblk, &ex);
+		if (!found && alloc) {
+			up_read(&ei->i_map_sem);
+			return -EAGAIN;
+		}
+		fill_iomap(inode, iomap, lblk, maxlen, found, &ex);
+		up_read(&ei->i_map_sem);
+		return 0;
+	}
+	if (!alloc) {
+		down_read(&ei->i_map_sem);
+		found = stalefs_ext_lookup(inode, (u32)lblk, &ex);
+		fill_iomap(inode, iomap, lblk, maxlen, found, &ex);
+		up_read(&ei->i_map_sem);
+		return 0;
+	}
+
+	down_write(&ei->i_map_sem);
+	nofs = memalloc_nofs_save();
+	found = stalefs_ext_lookup(inode, (u32)lblk, &ex);
+	if (!found) {
+		u64 want = ex.len ? min_t(u64, ex.len, maxlen) : maxlen;
+
+		err = stalefs_ext_alloc_range(inode, (u32)lblk, (u32)min_t(u64, want,
+					      STALEFS_EXT_MAX_LEN), STALEFS_EXT_UNWRITTEN, NULL);
+		if (!err) {
+			found = stalefs_ext_lookup(inode, (u32)lblk, &ex);
+			if (!found)
+				err = -ENOSPC;
+		}
+	}
+	if (!err) {
+		fill_iomap(inode, iomap, lblk, maxlen, found, &ex);
+		/* Unwritten blocks need a metadata update before O_DSYNC is done. */
+		if (iomap->type == IOMAP_UNWRITTEN || (inode->i_state & I_DIRTY_DATASYNC))
+			iomap->flags |= IOMAP_F_DIRTY;
+	}
+	memalloc_nofs_restore(nofs);
+	up_write(&ei->i_map_sem);
+	return err;
+}
+
+const struct iomap_ops stalefs_iomap_ops = {
+	.iomap_begin = stalefs_iomap_begin,
+};
+
+/* Mark [pos, pos+len) written: called once its data is on disk. */
+int stalefs_convert_unwritten(struct inode *inode, loff_t pos, loff_t len)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+	u64 first = pos >> bits;
+	u64 last = DIV_ROUND_UP_ULL(pos + len, 1ULL << bits);
+	unsigned int nofs;
+	int err;
+
+	if (len <= 0 || first >= STALEFS_MAX_FILE_BLOCKS)
+		return 0;
+	last = min_t(u64, last, STALEFS_MAX_FILE_BLOCKS);
+	down_write(&ei->i_map_sem);
+	nofs = memalloc_nofs_save();
+	err = stalefs_ext_convert(inode, (u32)first, (u32)(last - first),
+				  STALEFS_EXT_UNWRITTEN, 0);
+	memalloc_nofs_restore(nofs);
+	up_write(&ei->i_map_sem);
+	if (err)
+		stalefs_error(inode->i_sb, inode->i_ino, 0,
+			      "cannot convert unwritten extent at block %llu: error %d",
+			      first, err);
+	return err;
+}
+
+/* ---- buffered writeback ---- */
+
+static int stalefs_map_blocks(struct iomap_writepage_ctx *wpc, struct inode *inode,
+			      loff_t offset)
+{
+	if (offset >= wpc->iomap.offset &&
+	    offset < wpc->iomap.offset + (loff_t)wpc->iomap.length &&
+	    stalefs_iomap_valid(inode, &wpc->iomap))
+		return 0;
+	return stalefs_iomap_begin(inode, offset, inode->i_sb->s_blocksize, 0,
+				   &wpc->iomap, NULL);
+}
+
+static void stalefs_end_bio(struct bio *bio)
+{
+	struct iomap_ioend *ioend = bio->bi_private;
+	struct inode *inode = ioend->io_inode;
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	unsigned long flags;
+
+	/* Bio completion may be in interrupt context: convert in a worker. */
+	spin_lock_irqsave(&ei->i_ioend_lock, flags);
+	if (list_empty(&ei->i_ioend_list))
+		queue_work(STALEFS_SB(inode->i_sb)->conv_wq, &ei->i_ioend_work);
+	list_add_tail(&ioend->io_list, &ei->i_ioend_list);
+	spin_unlock_irqrestore(&ei->i_ioend_lock, flags);
+}
+
+void stalefs_ioend_work(struct work_struct *work)
+{
+	struct stalefs_inode_info *ei = container_of(work, struct stalefs_inode_info,
+						     i_ioend_work);
+	struct iomap_ioend *ioend;
+	struct list_head list;
+	unsigned long flags;
+
+	INIT_LIST_HEAD(&list);
+	spin_lock_irqsave(&ei->i_ioend_lock, flags);
+	list_replace_init(&ei->i_ioend_list, &list);
+	spin_unlock_irqrestore(&ei->i_ioend_lock, flags);
+
+	/* Sorted and merged: one extent edit per contiguous run of ioends. */
+	iomap_sort_ioends(&list);
+	while ((ioend = list_first_entry_or_null(&list, struct iomap_ioend, io_list))) {
+		int error;
+
+		list_del_init(&ioend->io_list);
+		iomap_ioend_try_merge(ioend, &list);
+		error = blk_status_to_errno(ioend->io_bio->bi_status);
+		if (!error)
+			error = stalefs_convert_unwritten(ioend->io_inode, ioend->io_offset,
+							  ioend->io_size);
+		iomap_finish_ioends(ioend, error);
+	}
+}
+
+static int stalefs_prepare_ioend(struct iomap_ioend *ioend, int status)
+{
+	if (!status && ioend->io_type == IOMAP_UNWRITTEN)
+		ioend->io_bio->bi_end_io = stalefs_end_bio;
+	return status;
+}
+
+const struct iomap_writeback_ops stalefs_writeback_ops = {
+	.map_blocks = stalefs_map_blocks,
+	.prepare_ioend = stalefs_prepare_ioend,
+};
+
+/* ---- direct I/O completion ---- */
+
+static int stalefs_dio_end_io(struct kiocb *iocb, ssize_t size, int error, unsigned int flags)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	loff_t pos = iocb->ki_pos;
+	int err;
+
+	if (error)
+		return error;
+	if (size <= 0)
+		return 0;
+	if (flags & IOMAP_DIO_UNWRITTEN) {
+		err = stalefs_convert_unwritten(inode, pos, size);
+		if (err)
+			return err;
+	}
+	/* Writes run with i_rwsem held and wait for completion: size is ours. */
+	if (pos + size > i_size_read(inode)) {
+		i_size_write(inode, pos + size);
+		mark_inode_dirty(inode);
+	}
+	return 0;
+}
+
+const struct iomap_dio_ops stalefs_dio_ops = {
+	.end_io = stalefs_dio_end_io,
+};

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stalefs kernel module: in-memory structures and the functions the source
+ * files share.  The on-disk format and its verifiers come from format/core
+ * (compiled into this module through the kernel/core symlink).
+ */
+#ifndef STALEFS_KERNEL_H
+#define STALEFS_KERNEL_H
+
+#include <linux/fs.h>
+#include <linux/buffer_head.h>
+#include <linux/iomap.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include "core/stalefs_core.h"
+
+#define STALEFS_ERR_ON_DEFAULT 0	/* use s_errors from the superblock */
+
+/* Mount options (fs_context) */
+struct stalefs_mount_opts {
+	int errors;		/* STALEFS_ERRORS_*, 0: superblock default */
+};
+
+struct stalefs_sb_info {
+	struct stalefs_geom geom;
+	struct buffer_head *sbh;		/* primary superblock */
+	struct stalefs_super_block *raw;	/* inside sbh */
+	struct buffer_head **gd_bh;		/* descriptor table blocks */
+	u32 csum_seed;
+	int errors;				/* effective errors= behaviour */
+	bool errors_opt;			/* errors= given at mount */
+	/*
+	 * One lock for block and inode bitmaps, descriptors and the free
+	 * summaries: allocation is short and this keeps the counters exact.
+	 */
+	struct mutex alloc_lock;
+	u64 free_blocks;
+	u32 free_inodes;
+	u32 last_group;				/* rotor for directory placement */
+	spinlock_t err_lock;			/* superblock error fields */
+	struct workqueue_struct *conv_wq;	/* unwritten conversion after writeback */
+};
+
+static inline struct stalefs_sb_info *STALEFS_SB(struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+/* One extent in memory: the on-disk leaf entry, decoded. */
+struct stalefs_ext {
+	u32 lblk;
+	u32 len;
+	u64 pblk;
+	u16 flags;
+};
+
+struct stalefs_inode_info {
+	/*
+	 * i_map_sem guards the extent list and the tree blocks below; i_map_seq
+	 * changes with every change of the mapping so that iomap can tell a
+	 * cached mapping went stale (->iomap_valid, writeback map_blocks).
+	 */
+	struct rw_semaphore i_map_sem;
+	u64 i_map_seq;
+	struct stalefs_ext *i_ext;	/* sorted by lblk, non-overlapping */
+	u32 i_next;
+	u32 i_ext_cap;
+	u64 *i_nodes;			/* tree node blocks this inode owns */
+	u32 i_nnodes;
+	u8 i_data[STALEFS_IBLOCK_SIZE];	/* extent root or inline symlink, on-disk form */
+	u32 i_dflags;			/* STALEFS_INODE_*_FL */
+	struct timespec64 i_crtime;
+	u64 i_dtime;
+	u32 i_dir_group;		/* allocation goal group */
+	/* Writeback ioends waiting for unwritten conversion. */
+	spinlock_t i_ioend_lock;
+	struct list_head i_ioend_list;
+	struct work_struct i_ioend_work;
+	struct inode vfs_inode;
+};
+
+static inline struct stalefs_inode_info *STALEFS_I(struct inode *inode)
+{
+	return container_of(inode, struct stalefs_inode_info, vfs_inode);
+}
+
+/* Buffer verified once after read: BH_PrivateStart is ours on metadata bhs. */
+enum { BH_Stalefs_Verified = BH_PrivateStart };
+BUFFER_FNS(Stalefs_Verified, stalefs_verified)
+
+/* super.c */
+__printf(5, 6)
+void __stalefs_error(struct super_block *sb, const char *func, u32 ino, u64 block,
+		     const char *fmt, ...);
+#define stalefs_error(sb, ino, block, fmt, ...) \
+	__stalefs_error(sb, __func__, ino, block, fmt, ##__VA_ARGS__)
+void stalefs_commit_super(struct super_block *sb, bool wait);
+
+/* alloc.c */
+int stalefs_load_groups(struct super_block *sb);
+void stalefs_put_groups(struct super_block *sb);
+struct stalefs_group_desc *stalefs_get_desc(struct super_block *sb, u32 group,
+					    struct buffer_head **bhp);
+int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *got);
+void stalefs_free_blocks(struct inode *inode, u64 pblk, u32 len, bool metadata);
+int stalefs_new_ino(struct inode *dir, umode_t mode, u32 *ino);
+void stalefs_free_ino(struct super_block *sb, u32 ino, bool dir);
+u64 stalefs_count_free_blocks(struct super_block *sb);
+u32 stalefs_count_free_inodes(struct super_block *sb);
+
+/* extents.c */
+#define STALEFS_HOLE_PBLK 0
+int stalefs_ext_load(struct inode *inode);
+void stalefs_ext_init_empty(struct inode *inode);
+void stalefs_ext_release(struct inode *inode);
+/* Lookup: 1 and *ex = extent holding lblk, or 0 and ex->len = hole length (0: to the end). */
+int stalefs_ext_lookup(struct inode *inode, u32 lblk, struct stalefs_ext *ex);
+int stalefs_ext_insert(struct inode *inode, const struct stalefs_ext *ex);
+int stalefs_ext_convert(struct inode *inode, u32 lblk, u32 len, u16 from, u16 to);
+int stalefs_ext_remove(struct inode *inode, u32 lblk, u64 len);
+int stalefs_ext_alloc_range(struct inode *inode, u32 lblk, u32 len, u16 flags,
+			    struct stalefs_ext *first);
+int stalefs_ext_save(struct inode *inode);
+u64 stalefs_ext_blocks(struct inode *inode);
+
+/* inode.c */
+struct inode *stalefs_iget(struct super_block *sb, u32 ino);
+int stalefs_write_inode(struct inode *inode, struct writeback_control *wbc);
+void stalefs_evict_inode(struct inode *inode);
+struct inode *stalefs_new_inode(struct inode *dir, umode_t mode, const struct qstr *name);
+void stalefs_set_ops(struct inode *inode);
+int stalefs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry, struct iattr *attr);
+int stalefs_getattr(struct user_namespace *mnt_userns, const struct path *path,
+		    struct kstat *stat, u32 request_mask, unsigned int flags);
+int stalefs_truncate_blocks(struct inode *inode, loff_t size);
+int stalefs_sync_inode(struct inode *inode);
+
+/* iomap.c */
+extern const struct iomap_ops stalefs_iomap_ops;
+extern const struct iomap_writeback_ops stalefs_writeback_ops;
+extern const struct iomap_dio_ops stalefs_dio_ops;
+void stalefs_ioend_work(struct work_struct *work);
+int stalefs_convert_unwritten(struct inode *inode, loff_t pos, loff_t len);
+
+/* file.c */
+extern const struct file_operations stalefs_file_operations;
+extern const struct inode_operations stalefs_file_inode_operations;
+extern const struct address_space_operations stalefs_aops;
+
+/* dir.c */
+extern const struct file_operations stalefs_dir_operations;
+struct stalefs_dir_pos {
+	struct buffer_head *bh;
+	struct stalefs_dir_entry *de;
+	struct stalefs_dir_entry *prev;	/* entry before de in its block, NULL if first */
+};
+int stalefs_dir_find(struct inode *dir, const struct qstr *name, struct stalefs_dir_pos *pos);
+int stalefs_dir_add(struct inode *dir, const struct qstr *name, u32 ino, umode_t mode);
+int stalefs_dir_delete(struct inode *dir, struct stalefs_dir_pos *pos);
+void stalefs_dir_set(struct inode *dir, struct stalefs_dir_pos *pos, u32 ino, umode_t mode);
+int stalefs_dir_init(struct inode *dir, struct inode *parent);
+int stalefs_dir_is_empty(struct inode *dir);
+int stalefs_dir_dotdot(struct inode *dir, struct stalefs_dir_pos *pos);
+void stalefs_dir_dirty(struct inode *dir, struct buffer_head *bh);
+
+/* namei.c */
+extern const struct inode_operations stalefs_dir_inode_operations;
+extern const struct inode_operations stalefs_special_inode_operations;
+extern const struct inode_operations stalefs_symlink_inode_operations;
+extern const struct inode_operations stalefs_fast_symlink_inode_operations;
+
+#endif /* STALEFS_KERNEL_H */

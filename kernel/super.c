@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stalefs superblock: mount, remount, umount, statfs, options, and the
+ * error path that records what went wrong on disk for fsck.
+ */
+#include <linux/module.h>
+#include <linux/fs_context.h>
+#include <linux/fs_parser.h>
+#include <linux/slab.h>
+#include <linux/seq_file.h>
+#include <linux/statfs.h>
+#include <linux/blkdev.h>
+#include <linux/ratelimit.h>
+#include "stalefs.h"
+
+static struct kmem_cache *stalefs_inode_cachep;
+
+/* ---- errors ---- */
+
+static void set_func(char *dst, size_t n, const char *func)
+{
+	size_t l = strnlen(func, n);
+
+	memset(dst, 0, n);
+	memcpy(dst, func, l);
+}
+
+void __stalefs_error(struct super_block *sb, const char *func, u32 ino, u64 block,
+		     const char *fmt, ...)
+{
+	static DEFINE_RATELIMIT_STATE(rs, 5 * HZ, 10);
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_super_block *raw = sbi->raw;
+	struct va_format vaf;
+	va_list args;
+	time64_t now = ktime_get_real_seconds();
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	if (__ratelimit(&rs))
+		pr_err("stalefs (%s): error in %s: inode %u, block %llu: %pV\n",
+		       sb->s_id, func, ino, block, &vaf);
+	va_end(args);
+
+	if (!raw)
+		return;
+	/* Record it so fsck knows the filesystem needs a check. */
+	lock_buffer(sbi->sbh);
+	spin_lock(&sbi->err_lock);
+	if (!raw->s_error_count) {
+		raw->s_first_error_time = cpu_to_le64(now);
+		raw->s_first_error_block = cpu_to_le64(block);
+		raw->s_first_error_ino = cpu_to_le32(ino);
+		set_func(raw->s_first_error_func, sizeof(raw->s_first_error_func), func);
+	}
+	raw->s_last_error_time = cpu_to_le64(now);
+	raw->s_last_error_block = cpu_to_le64(block);
+	raw->s_last_error_ino = cpu_to_le32(ino);
+	set_func(raw->s_last_error_func, sizeof(raw->s_last_error_func), func);
+	le32_add_cpu(&raw->s_error_count, 1);
+	raw->s_state |= cpu_to_le16(STALEFS_STATE_ERRORS);
+	stalefs_super_set_csum(raw);
+	spin_unlock(&sbi->err_lock);
+	unlock_buffer(sbi->sbh);
+	mark_buffer_dirty(sbi->sbh);
+
+	if (sb_rdonly(sb))
+		return;
+	switch (sbi->errors) {
+	case STALEFS_ERRORS_PANIC:
+		panic("stalefs (%s): panic forced after error\n", sb->s_id);
+		break;
+	case STALEFS_ERRORS_RO:
+		pr_crit("stalefs (%s): remounting filesystem read-only\n", sb->s_id);
+		sync_dirty_buffer(sbi->sbh);
+		sb->s_flags |= SB_RDONLY;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Write the summaries and state into the primary superblock. */
+void stalefs_commit_super(struct super_block *sb, bool wait)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_super_block *raw = sbi->raw;
+
+	lock_buffer(sbi->sbh);
+	spin_lock(&sbi->err_lock);
+	raw->s_free_blocks_count = cpu_to_le64(sbi->free_blocks);
+	raw->s_free_inodes_count = cpu_to_le32(sbi->free_inodes);
+	raw->s_wtime = cpu_to_le64(ktime_get_real_seconds());
+	stalefs_super_set_csum(raw);
+	spin_unlock(&sbi->err_lock);
+	unlock_buffer(sbi->sbh);
+	mark_buffer_dirty(sbi->sbh);
+	if (wait)
+		sync_dirty_buffer(sbi->sbh);
+}
+
+static void set_state(struct super_block *sb, bool clean)
+{
+	struct stalefs_super_block *raw = STALEFS_SB(sb)->raw;
+	u16 st = le16_to_cpu(raw->s_state);
+
+	st = clean ? (st | STALEFS_STATE_CLEAN) : (st & ~STALEFS_STATE_CLEAN);
+	raw->s_state = cpu_to_le16(st);
+}
+
+/* ---- inode cache ---- */
+
+static struct inode *stalefs_alloc_inode(struct super_block *sb)
+{
+	struct stalefs_inode_info *ei = alloc_inode_sb(sb, stalefs_inode_cachep, GFP_KERNEL);
+
+	if (!ei)
+		return NULL;
+	ei->i_map_seq = 0;
+	ei->i_ext = NULL;
+	ei->i_next = ei->i_ext_cap = 0;
+	ei->i_nodes = NULL;
+	ei->i_nnodes = 0;
+	ei->i_dflags = 0;
+	ei->i_dtime = 0;
+	ei->i_dir_group = 0;
+	memset(ei->i_data, 0, sizeof(ei->i_data));
+	return &ei->vfs_inode;
+}
+
+static void stalefs_free_inode(struct inode *inode)
+{
+	kmem_cache_free(stalefs_inode_cachep, STALEFS_I(inode));
+}
+
+static void init_once(void *p)
+{
+	struct stalefs_inode_info *ei = p;
+
+	init_rwsem(&ei->i_map_sem);
+	spin_lock_init(&ei->i_ioend_lock);
+	INIT_LIST_HEAD(&ei->i_ioend_list);
+	INIT_WORK(&ei->i_ioend_work, stalefs_ioend_work);
+	inode_init_once(&ei->vfs_inode);
+}
+
+/* ---- super_operations ---- */
+
+static void stalefs_put_super(struct super_block *sb)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+
+	if (sbi->conv_wq)
+		destroy_workqueue(sbi->conv_wq);
+	if (!sb_rdonly(sb)) {
+		set_state(sb, true);
+		stalefs_commit_super(sb, true);
+	}
+	stalefs_put_groups(sb);
+	brelse(sbi->sbh);
+	sb->s_fs_info = NULL;
+	kfree(sbi);
+}
+
+static int stalefs_sync_fs(struct super_block *sb, int wait)
+{
+	if (sb_rdonly(sb))
+		return 0;
+	stalefs_commit_super(sb, wait);
+	return 0;
+}
+
+static int stalefs_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	struct super_block *sb = dentry->d_sb;
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	u64 r = le64_to_cpu(sbi->raw->s_r_blocks_count);
+	u64 id = huge_encode_dev(sb->s_bdev->bd_dev);
+
+	buf->f_type = STALEFS_SUPER_MAGIC;
+	buf->f_bsize = sb->s_blocksize;
+	buf->f_blocks = sbi->geom.blocks_count;
+	buf->f_bfree = sbi->free_blocks;
+	buf->f_bavail = sbi->free_blocks > r ? sbi->free_blocks - r : 0;
+	buf->f_files = sbi->geom.inodes_count;
+	buf->f_ffree = sbi->free_inodes;
+	buf->f_namelen = STALEFS_NAME_LEN;
+	buf->f_fsid = u64_to_fsid(id ^ le32_to_cpu(sbi->csum_seed));
+	return 0;
+}
+
+static const char *const errors_names[] = {
+	[STALEFS_ERRORS_CONTINUE] = "continue",
+	[STALEFS_ERRORS_RO] = "remount-ro",
+	[STALEFS_ERRORS_PANIC] = "panic",
+};
+
+static int stalefs_show_options(struct seq_file *seq, struct dentry *root)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(root->d_sb);
+
+	if (sbi->errors_opt)
+		seq_printf(seq, ",errors=%s", errors_names[sbi->errors]);
+	return 0;
+}
+
+static const struct super_operations stalefs_sops = {
+	.alloc_inode	= stalefs_alloc_inode,
+	.free_inode	= stalefs_free_inode,
+	.write_inode	= stalefs_write_inode,
+	.evict_inode	= stalefs_evict_inode,
+	.put_super	= stalefs_put_super,
+	.sync_fs	= stalefs_sync_fs,
+	.statfs		= stalefs_statfs,
+	.show_options	= stalefs_show_options,
+};
+
+/* ---- mount ---- */
+
+enum { Opt_errors };
+
+static const struct constant_table stalefs_param_errors[] = {
+	{ "continue",	STALEFS_ERRORS_CONTINUE },
+	{ "remount-ro",	STALEFS_ERRORS_RO },
+	{ "panic",	STALEFS_ERRORS_PANIC },
+	{}
+};
+
+static const struct fs_parameter_spec stalefs_param_spec[] = {
+	fsparam_enum("errors", Opt_errors, stalefs_param_errors),
+	{}
+};
+
+static int stalefs_parse_param(struct fs_context *fc, struct fs_parameter *param)
+{
+	struct stalefs_mount_opts *opts = fc->fs_private;
+	struct fs_parse_result result;
+	int opt;
+
+	opt = fs_parse(fc, stalefs_param_spec, param, &result);
+	if (opt < 0)
+		return opt;
+	switch (opt) {
+	case Opt_errors:
+		opts->errors = result.uint_32;
+		break;
+	}
+	return 0;
+}
+
+/* Read the primary superblock at byte 1024, whatever the block size. */
+static int read_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_super_block *raw;
+	struct buffer_head *bh;
+	int rule, bs;
+
+	if (!sb_set_blocksize(sb, 1024)) {
+		errorf(fc, "stalefs: device block size is larger than 1024");
+		return -EINVAL;
+	}
+	bh = sb_bread(sb, 1);
+	if (!bh) {
+		errorf(fc, "stalefs: cannot read superblock");
+		return -EIO;
+	}
+	raw = (void *)bh->b_data;
+	if (le32_to_cpu(raw->s_magic) != STALEFS_SUPER_MAGIC) {
+		if (!(fc->sb_flags & SB_SILENT))
+			errorf(fc, "stalefs (%s): no stalefs superblock found", sb->s_id);
+		brelse(bh);
+		return -EINVAL;
+	}
+	rule = stalefs_verify_super_csum(raw);
+	if (!rule)
+		rule = stalefs_verify_super(raw);
+	if (rule && rule != STALEFS_R_SB_RO_COMPAT_UNKNOWN) {
+		errorf(fc, "stalefs (%s): bad superblock: %s", sb->s_id, stalefs_rule_msg(rule));
+		brelse(bh);
+		return -EUCLEAN;
+	}
+	bs = 1024 << le32_to_cpu(raw->s_log_block_size);
+	brelse(bh);
+	if (bs != 1024) {
+		if (!sb_set_blocksize(sb, bs)) {
+			errorf(fc, "stalefs (%s): unsupported block size %d", sb->s_id, bs);
+			return -EINVAL;
+		}
+	}
+	bh = sb_bread(sb, STALEFS_SUPER_OFFSET / bs);
+	if (!bh)
+		return -EIO;
+	raw = (void *)(bh->b_data + STALEFS_SUPER_OFFSET % bs);
+	/* Re-check: the block was re-read at the new size. */
+	rule = stalefs_verify_super_csum(raw);
+	if (!rule)
+		rule = stalefs_verify_super(raw);
+	if (rule && rule != STALEFS_R_SB_RO_COMPAT_UNKNOWN) {
+		errorf(fc, "stalefs (%s): bad superblock: %s", sb->s_id, stalefs_rule_msg(rule));
+		brelse(bh);
+		return -EUCLEAN;
+	}
+	if (rule == STALEFS_R_SB_RO_COMPAT_UNKNOWN && !(fc->sb_flags & SB_RDONLY)) {
+		errorf(fc, "stalefs (%s): unsupported read-only features 0x%x: mount read-only",
+		       sb->s_id, le32_to_cpu(raw->s_feature_ro_compat) &
+		       ~STALEFS_FEATURE_RO_COMPAT_SUPP);
+		brelse(bh);
+		return -EROFS;
+	}
+	sbi->sbh = bh;
+	sbi->raw = raw;
+	sbi->csum_seed = le32_to_cpu(raw->s_csum_seed);
+	rule = stalefs_geom_from_super(&sbi->geom, raw);
+	if (rule)
+		return -EUCLEAN;
+	if (sbi->geom.blocks_count > (bdev_nr_bytes(sb->s_bdev) >> sb->s_blocksize_bits)) {
+		errorf(fc, "stalefs (%s): filesystem is larger than the device", sb->s_id);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static bool ro_compat_unknown(struct super_block *sb)
+{
+	return le32_to_cpu(STALEFS_SB(sb)->raw->s_feature_ro_compat) &
+	       ~STALEFS_FEATURE_RO_COMPAT_SUPP;
+}
+
+/* Going read-write: the filesystem is not clean until a clean umount. */
+static void mark_mounted_rw(struct super_block *sb)
+{
+	struct stalefs_super_block *raw = STALEFS_SB(sb)->raw;
+
+	set_state(sb, false);
+	le32_add_cpu(&raw->s_mnt_count, 1);
+	raw->s_mtime = cpu_to_le64(ktime_get_real_seconds());
+	stalefs_commit_super(sb, true);
+}
+
+static int stalefs_fill_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct stalefs_mount_opts *opts = fc->fs_private;
+	struct stalefs_sb_info *sbi;
+	struct inode *root;
+	int err;
+
+	sbi = kzalloc(sizeof(*sbi), GFP_KERNEL);
+	if (!sbi)
+		return -ENOMEM;
+	sb->s_fs_info = sbi;
+	mutex_init(&sbi->alloc_lock);
+	spin_lock_init(&sbi->err_lock);
+
+	err = read_super(sb, fc);
+	if (err)
+		goto fail;
+	sbi->errors = opts->errors ? opts->errors : le16_to_cpu(sbi->raw->s_errors);
+	sbi->errors_opt = opts->errors != 0;
+
+	sb->s_magic = STALEFS_SUPER_MAGIC;
+	sb->s_op = &stalefs_sops;
+	sb->s_maxbytes = min_t(u64, MAX_LFS_FILESIZE,
+			       STALEFS_MAX_FILE_BLOCKS << sb->s_blocksize_bits);
+	sb->s_time_gran = 1;
+	sb->s_time_min = TIME64_MIN;
+	sb->s_time_max = TIME64_MAX;
+	memcpy(&sb->s_uuid, sbi->raw->s_uuid, sizeof(sbi->raw->s_uuid));
+
+	err = stalefs_load_groups(sb);
+	if (err)
+		goto fail;
+	/* The descriptors are authoritative; the superblock holds summaries. */
+	sbi->free_blocks = stalefs_count_free_blocks(sb);
+	sbi->free_inodes = stalefs_count_free_inodes(sb);
+
+	err = -ENOMEM;
+	sbi->conv_wq = alloc_workqueue("stalefs-conv/%s", WQ_MEM_RECLAIM | WQ_FREEZABLE, 0,
+				       sb->s_id);
+	if (!sbi->conv_wq)
+		goto fail;
+
+	root = stalefs_iget(sb, STALEFS_ROOT_INO);
+	if (IS_ERR(root)) {
+		err = PTR_ERR(root);
+		goto fail;
+	}
+	if (!S_ISDIR(root->i_mode)) {
+		iput(root);
+		stalefs_error(sb, STALEFS_ROOT_INO, 0, "root inode is not a directory");
+		err = -EUCLEAN;
+		goto fail;
+	}
+	sb->s_root = d_make_root(root);
+	if (!sb->s_root) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (!sb_rdonly(sb))
+		mark_mounted_rw(sb);
+	return 0;
+fail:
+	if (sbi->conv_wq)
+		destroy_workqueue(sbi->conv_wq);
+	stalefs_put_groups(sb);
+	brelse(sbi->sbh);
+	kfree(sbi);
+	sb->s_fs_info = NULL;
+	return err;
+}
+
+static int stalefs_get_tree(struct fs_context *fc)
+{
+	return get_tree_bdev(fc, stalefs_fill_super);
+}
+
+static int stalefs_reconfigure(struct fs_context *fc)
+{
+	struct super_block *sb = fc->root->d_sb;
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_mount_opts *opts = fc->fs_private;
+	bool want_ro = fc->sb_flags & SB_RDONLY;
+
+	sync_filesystem(sb);
+	if (opts->errors) {
+		sbi->errors = opts->errors;
+		sbi->errors_opt = true;
+	}
+	if (want_ro == sb_rdonly(sb))
+		return 0;
+	if (want_ro) {
+		set_state(sb, true);
+		stalefs_commit_super(sb, true);
+	} else {
+		if (ro_compat_unknown(sb)) {
+			errorf(fc, "stalefs (%s): unsupported read-only features: stays read-only",
+			       sb->s_id);
+			return -EROFS;
+		}
+		/* Flip the flag first: commit runs as a read-write filesystem. */
+		sb->s_flags &= ~SB_RDONLY;
+		mark_mounted_rw(sb);
+	}
+	return 0;
+}
+
+static void stalefs_free_fc(struct fs_context *fc)
+{
+	kfree(fc->fs_private);
+}
+
+static const struct fs_context_operations stalefs_context_ops = {
+	.parse_param	= stalefs_parse_param,
+	.get_tree	= stalefs_get_tree,
+	.reconfigure	= stalefs_reconfigure,
+	.free		= stalefs_free_fc,
+};
+
+static int stalefs_init_fs_context(struct fs_context *fc)
+{
+	fc->fs_private = kzalloc(sizeof(struct stalefs_mount_opts), GFP_KERNEL);
+	if (!fc->fs_private)
+		return -ENOMEM;
+	fc->ops = &stalefs_context_ops;
+	return 0;
+}
+
+static struct file_system_type stalefs_fs_type = {
+	.owner			= THIS_MODULE,
+	.name			= "stalefs",
+	.init_fs_context	= stalefs_init_fs_context,
+	.parameters		= stalefs_param_spec,
+	.kill_sb		= kill_block_super,
+	.fs_flags		= FS_REQUIRES_DEV,
+};
+MODULE_ALIAS_FS("stalefs");
+
+static int __init stalefs_init(void)
+{
+	int err;
+
+	stalefs_inode_cachep = kmem_cache_create("stalefs_inode_cache",
+						 sizeof(struct stalefs_inode_info), 0,
+						 SLAB_RECLAIM_ACCOUNT | SLAB_MEM_SPREAD |
+						 SLAB_ACCOUNT, init_once);
+	if (!stalefs_inode_cachep)
+		return -ENOMEM;
+	err = register_filesystem(&stalefs_fs_type);
+	if (err)
+		kmem_cache_destroy(stalefs_inode_cachep);
+	return err;
+}
+
+static void __exit stalefs_exit(void)
+{
+	unregister_filesystem(&stalefs_fs_type);
+	rcu_barrier();
+	kmem_cache_destroy(stalefs_inode_cachep);
+}
+
+module_init(stalefs_init);
+module_exit(stalefs_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("stalefs: extent-based filesystem with confined stale allocation");
+MODULE_AUTHOR("the stalefs authors");
