@@ -33,6 +33,7 @@ struct stalefs_io {
 	bool is_blockdev;
 	u32 block_size;
 	u64 bytes_written;
+	bool unsynced;				/* written since the last fsync */
 	struct cache_ent **hash;
 	u32 hash_size;
 	u32 count, max;
@@ -80,6 +81,7 @@ static errcode_t raw_pwrite(struct stalefs_io *io, u64 off, size_t len, const vo
 		off += (u64)n;
 		len -= (size_t)n;
 		io->bytes_written += (u64)n;
+		io->unsynced = true;
 	}
 	return 0;
 }
@@ -337,6 +339,7 @@ errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count)
 			e->dirty = false;
 		}
 	}
+	io->unsynced = true;
 	if (!io->is_blockdev &&
 	    fallocate(io->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0)
 		return 0;
@@ -371,8 +374,12 @@ errcode_t stalefs_io_flush(struct stalefs_io *io)
 			return err;
 		e->dirty = false;
 	}
+	/* Nothing written since the last fsync: another one costs milliseconds and buys nothing. */
+	if (!io->unsynced)
+		return 0;
 	if (fsync(io->fd) < 0 && errno != EINVAL)
 		return errno;
+	io->unsynced = false;
 	return 0;
 }
 
