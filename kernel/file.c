@@ -126,6 +126,8 @@ static ssize_t stalefs_file_write_iter(struct kiocb *iocb, struct iov_iter *from
 			current->backing_dev_info = inode_to_bdi(inode);
 			b = iomap_file_buffered_write(iocb, from, &stalefs_iomap_ops);
 			current->backing_dev_info = NULL;
+			if (b > 0)
+				iocb->ki_pos += b;
 			iocb->ki_flags |= IOCB_DIRECT;
 			if (b > 0) {
 				int err = filemap_write_and_wait_range(inode->i_mapping, start,
@@ -143,6 +145,9 @@ static ssize_t stalefs_file_write_iter(struct kiocb *iocb, struct iov_iter *from
 		current->backing_dev_info = inode_to_bdi(inode);
 		ret = iomap_file_buffered_write(iocb, from, &stalefs_iomap_ops);
 		current->backing_dev_info = NULL;
+		/* 6.1's iomap leaves the position update to the filesystem. */
+		if (ret > 0)
+			iocb->ki_pos += ret;
 	}
 	if (ret > 0)
 		mark_inode_dirty(inode);	/* size may have grown */
