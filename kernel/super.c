@@ -480,10 +480,12 @@ static int __init stalefs_init(void)
 {
 	int err;
 
-	stalefs_inode_cachep = kmem_cache_create("stalefs_inode_cache",
-						 sizeof(struct stalefs_inode_info), 0,
-						 SLAB_RECLAIM_ACCOUNT | SLAB_MEM_SPREAD |
-						 SLAB_ACCOUNT, init_once);
+	/* Inline symlink targets are copied to userspace straight from i_data. */
+	stalefs_inode_cachep = kmem_cache_create_usercopy("stalefs_inode_cache",
+				sizeof(struct stalefs_inode_info), 0,
+				SLAB_RECLAIM_ACCOUNT | SLAB_MEM_SPREAD | SLAB_ACCOUNT,
+				offsetof(struct stalefs_inode_info, i_data),
+				sizeof_field(struct stalefs_inode_info, i_data), init_once);
 	if (!stalefs_inode_cachep)
 		return -ENOMEM;
 	err = register_filesystem(&stalefs_fs_type);
