@@ -180,6 +180,15 @@ int stalefs_verify_extblock_header(const void *block, u64 blocknr, u32 owner, u3
 int stalefs_verify_extblock_csum(u32 seed, const void *block, u32 block_size);
 int stalefs_verify_dirblock(const void *block, u32 block_size, u64 blocknr, u32 owner, u32 lblk);
 int stalefs_verify_dirblock_csum(u32 seed, const void *block, u32 block_size);
+/* Every entry's inode: 0 (unused), the root, or an ordinary inode of the filesystem.
+ * Call after stalefs_verify_dirblock (it walks the rec_len chain that one checked). */
+int stalefs_verify_dirblock_inodes(const struct stalefs_geom *g, const void *block);
+/* A group's bitmap against the checksum its descriptor holds (0 while the bitmap is
+ * uninitialised, when the bitmap itself is not looked at). */
+int stalefs_verify_block_bitmap_csum(u32 seed, u32 group, const struct stalefs_group_desc *d,
+				     const void *bitmap, u32 len);
+int stalefs_verify_inode_bitmap_csum(u32 seed, u32 group, const struct stalefs_group_desc *d,
+				     const void *bitmap, u32 len);
 
 /* ---- small helpers ---- */
 static inline const struct stalefs_extent_header *stalefs_inode_eh(const struct stalefs_inode *inode)

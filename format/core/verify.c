@@ -398,3 +398,44 @@ int stalefs_verify_dirblock(const void *block, u32 block_size, u64 blocknr, u32 
 	}
 	return 0;
 }
+
+int stalefs_verify_dirblock_inodes(const struct stalefs_geom *g, const void *block)
+{
+	const u8 *p = block;
+	u32 off = sizeof(struct stalefs_dir_block);
+
+	while (off + sizeof(struct stalefs_dir_entry) <= g->block_size) {
+		const struct stalefs_dir_entry *de = (const void *)(p + off);
+		u32 ino = le32_to_cpu(de->inode), rec_len = le16_to_cpu(de->rec_len);
+
+		if (ino != 0 && ino != STALEFS_ROOT_INO &&
+		    (ino < STALEFS_FIRST_INO || ino > g->inodes_count))
+			return STALEFS_R_DIR_INODE;
+		if (rec_len < sizeof(*de))
+			return STALEFS_R_DIR_REC_LEN;	/* never loop on a chain not checked first */
+		off += rec_len;
+	}
+	return 0;
+}
+
+static int verify_bitmap_csum(u32 seed, u32 group, bool uninit, __le32 stored,
+			      const void *bitmap, u32 len, int rule)
+{
+	if (uninit)
+		return le32_to_cpu(stored) == 0 ? 0 : rule;
+	return le32_to_cpu(stored) == stalefs_bitmap_csum(seed, group, bitmap, len) ? 0 : rule;
+}
+
+int stalefs_verify_block_bitmap_csum(u32 seed, u32 group, const struct stalefs_group_desc *d,
+				     const void *bitmap, u32 len)
+{
+	return verify_bitmap_csum(seed, group, le16_to_cpu(d->bg_flags) & STALEFS_BG_BLOCK_UNINIT,
+				  d->bg_block_bitmap_csum, bitmap, len, STALEFS_R_BG_BLOCK_BITMAP_CSUM);
+}
+
+int stalefs_verify_inode_bitmap_csum(u32 seed, u32 group, const struct stalefs_group_desc *d,
+				     const void *bitmap, u32 len)
+{
+	return verify_bitmap_csum(seed, group, le16_to_cpu(d->bg_flags) & STALEFS_BG_INODE_UNINIT,
+				  d->bg_inode_bitmap_csum, bitmap, len, STALEFS_R_BG_INODE_BITMAP_CSUM);
+}
