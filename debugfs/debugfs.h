@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * debugfs.stalefs: state shared by the command files.
+ *
+ * Commands have the libss signature (argc, argv, sci_idx, info) so that the
+ * mk_cmds table drives both the interactive listener and dbg_execute(), the
+ * libss-free dispatcher the fuzzer uses.  A command that fails calls
+ * dbg_fail() (directly or through dbg_err), which is what the exit status
+ * counts.
+ */
+#ifndef DEBUGFS_STALEFS_H
+#define DEBUGFS_STALEFS_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include "libstalefs.h"
+
+#define DBG_PROG "debugfs.stalefs"
+
+struct dbg_state {
+	stalefs_fs *fs;
+	u32 root, cwd;
+	bool json;		/* --json: commands that can, print JSON */
+	bool no_csum;		/* -n: accept bad checksums, and edits keep old checksums */
+	int open_flags;		/* flags given on the command line, reused by `open` */
+	unsigned failures;	/* commands that failed */
+	/* Checksums that -n edits of the superblock / descriptors left behind: the
+	 * library recomputes them when it flushes, so they are put back after. */
+	bool sb_csum_pending;
+	u32 sb_csum;
+	u8 *desc_csum_pending;	/* per group, when non-NULL */
+	u32 *desc_csum;
+};
+
+extern struct dbg_state dbg;
+
+#define DBG_CMD(name) void name(int argc, const char *const *argv, int sci_idx, void *info)
+
+/* ---- failure reporting (each counts one failed command) ---- */
+void dbg_fail(void);
+/* "cmd: <message for err> while <fmt>" on stderr, and one failure. */
+void dbg_err(const char *cmd, errcode_t err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "cmd: <fmt>" on stderr, and one failure. */
+void dbg_msg(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void dbg_usage(const char *cmd, const char *usage);
+
+/* ---- preconditions: print the reason and count a failure when false ---- */
+bool dbg_need_fs(const char *cmd);
+bool dbg_need_rw(const char *cmd);
+bool dbg_need_bitmaps(const char *cmd);
+/* argc within [min, max] (max < 0: no limit), else usage. */
+bool dbg_args(int argc, const char *const *argv, int min, int max, const char *usage);
+
+/* ---- argument parsing ---- */
+bool dbg_parse_u64(const char *cmd, const char *s, const char *what, u64 *v);
+bool dbg_parse_u32(const char *cmd, const char *s, const char *what, u32 *v);
+bool dbg_parse_block(const char *cmd, const char *s, u64 *block);	/* inside the fs */
+/* A file named by path (from cwd) or <ino>. */
+bool dbg_name_to_ino(const char *cmd, const char *name, u32 *ino);
+bool dbg_name_to_ino_follow(const char *cmd, const char *name, bool follow, u32 *ino);
+/* Read an inode for display: bad checksums and content are reported, not fatal. */
+bool dbg_read_inode(const char *cmd, u32 ino, struct stalefs_inode *inode, int *rule);
+
+/* ---- opening ---- */
+errcode_t dbg_open_fs(const char *name, int flags, u64 sb_block, u32 block_size);
+errcode_t dbg_close_fs(bool write);
+/* Flush and reapply the checksums -n edits left behind. */
+errcode_t dbg_flush(void);
+
+/* ---- small formatting helpers ---- */
+const char *dbg_mode_type(u16 mode);	/* "regular", "directory", ... */
+void dbg_mode_string(u16 mode, char out[11]);	/* "-rw-r--r--" */
+const char *dbg_ext_flags(u16 flags);	/* "", "UNWRITTEN", "STALE", "UNWRITTEN|STALE", ... */
+void dbg_time_string(s64 t, char *out, size_t len);
+/* The full path of an inode, by looking up ".." upwards (best effort). */
+void dbg_ino_path(u32 ino, char *out, size_t len);
+bool dbg_confined(u32 gid, u16 mode);
+
+void dbg_hexdump(const u8 *p, u32 len, u64 base);
+
+/* ---- JSON output ---- */
+void json_str(FILE *f, const char *s);
+void json_strn(FILE *f, const char *s, size_t n);
+
+/* ---- dispatching without libss (scripts in the fuzzer) ---- */
+/* Split a line into words (quotes as libss does) and run it; returns false for an
+ * unknown command (which also counts a failure). */
+bool dbg_execute(char *line);
+
+/* ---- metadump restore, shared with main's --restore-metadump ---- */
+errcode_t dbg_metadump_restore(const char *dump, const char *image);
+
+#endif

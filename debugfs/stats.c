@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/* stats: the superblock, features, the permitted group and every group descriptor. */
+#include <getopt.h>
+#include "debugfs.h"
+
+static void print_features(FILE *f, int kind, u32 mask, bool json)
+{
+	u32 bit;
+	bool first = true;
+
+	for (bit = 0; bit < 32; bit++) {
+		const char *name;
+		char raw[32];
+
+		if (!(mask & (1u << bit)))
+			continue;
+		name = stalefs_feature_name(kind, 1u << bit);
+		if (!name) {
+			snprintf(raw, sizeof(raw), "FEATURE_%c%u", "CRI"[kind], bit);
+			name = raw;
+		}
+		if (json) {
+			fputs(first ? "" : ",", f);
+			json_str(f, name);
+		} else {
+			printf(" %s", name);
+		}
+		first = false;
+	}
+}
+
+static const char *desc_verdict(u32 g, int *rule_out)
+{
+	const struct stalefs_group_desc *d = &dbg.fs->groups[g].desc;
+	int rule = stalefs_verify_desc_csum(dbg.fs->seed, g, d);
+
+	if (!rule)
+		rule = stalefs_verify_desc(&dbg.fs->geom, g, d);
+	*rule_out = rule;
+	return rule ? stalefs_rule_msg(rule) : "ok";
+}
+
+static void stats_json(bool header_only)
+{
+	const struct stalefs_super_block *sb = &dbg.fs->sb;
+	int rule = stalefs_verify_super(sb);
+	u32 g;
+	char uuid[37];
+	const u8 *u = sb->s_uuid;
+
+	if (!rule)
+		rule = stalefs_verify_super_csum(sb);
+	snprintf(uuid, sizeof(uuid), "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	printf("{\"superblock\":{\"magic\":%u,\"checksum\":%u,\"verdict\":", le32_to_cpu(sb->s_magic),
+	       le32_to_cpu(sb->s_checksum));
+	json_str(stdout, rule ? stalefs_rule_msg(rule) : "ok");
+	printf(",\"block_size\":%u,\"blocks_count\":%llu,\"free_blocks_count\":%llu,\"r_blocks_count\":%llu,"
+	       "\"inodes_count\":%u,\"free_inodes_count\":%u,\"blocks_per_group\":%u,\"inodes_per_group\":%u,"
+	       "\"groups_count\":%u,\"first_ino\":%u,\"lpf_ino\":%u,\"state\":%u,\"errors\":%u,",
+	       dbg.fs->block_size, (unsigned long long)le64_to_cpu(sb->s_blocks_count),
+	       (unsigned long long)le64_to_cpu(sb->s_free_blocks_count),
+	       (unsigned long long)le64_to_cpu(sb->s_r_blocks_count), le32_to_cpu(sb->s_inodes_count),
+	       le32_to_cpu(sb->s_free_inodes_count), le32_to_cpu(sb->s_blocks_per_group),
+	       le32_to_cpu(sb->s_inodes_per_group), le32_to_cpu(sb->s_groups_count),
+	       le32_to_cpu(sb->s_first_ino), le32_to_cpu(sb->s_lpf_ino), le16_to_cpu(sb->s_state),
+	       le16_to_cpu(sb->s_errors));
+	printf("\"stale_gid\":");
+	if (le32_to_cpu(sb->s_stale_gid) == STALEFS_STALE_GID_NONE)
+		printf("null");
+	else
+		printf("%u", le32_to_cpu(sb->s_stale_gid));
+	printf(",\"uuid\":\"%s\",\"volume_name\":", uuid);
+	json_strn(stdout, sb->s_volume_name, strnlen(sb->s_volume_name, sizeof(sb->s_volume_name)));
+	printf(",\"features\":{\"compat\":[");
+	print_features(stdout, 0, le32_to_cpu(sb->s_feature_compat), true);
+	printf("],\"ro_compat\":[");
+	print_features(stdout, 1, le32_to_cpu(sb->s_feature_ro_compat), true);
+	printf("],\"incompat\":[");
+	print_features(stdout, 2, le32_to_cpu(sb->s_feature_incompat), true);
+	printf("]},\"mkfs_time\":%lld,\"wtime\":%lld,\"mnt_count\":%u,\"error_count\":%u}",
+	       (long long)le64_to_cpu(sb->s_mkfs_time), (long long)le64_to_cpu(sb->s_wtime),
+	       le32_to_cpu(sb->s_mnt_count), le32_to_cpu(sb->s_error_count));
+	if (!header_only) {
+		printf(",\"groups\":[");
+		for (g = 0; g < dbg.fs->geom.groups_count; g++) {
+			const struct stalefs_group_desc *d = &dbg.fs->groups[g].desc;
+			int r;
+			const char *v = desc_verdict(g, &r);
+
+			printf("%s{\"group\":%u,\"block_bitmap\":%llu,\"inode_bitmap\":%llu,\"inode_table\":%llu,"
+			       "\"free_blocks_count\":%u,\"free_inodes_count\":%u,\"used_dirs_count\":%u,"
+			       "\"itable_unused\":%u,\"flags\":%u,\"checksum\":%u,\"verdict\":",
+			       g ? "," : "", g, (unsigned long long)le64_to_cpu(d->bg_block_bitmap),
+			       (unsigned long long)le64_to_cpu(d->bg_inode_bitmap),
+			       (unsigned long long)le64_to_cpu(d->bg_inode_table),
+			       le32_to_cpu(d->bg_free_blocks_count), le32_to_cpu(d->bg_free_inodes_count),
+			       le32_to_cpu(d->bg_used_dirs_count), le32_to_cpu(d->bg_itable_unused),
+			       le16_to_cpu(d->bg_flags), le32_to_cpu(d->bg_checksum));
+			json_str(stdout, v);
+			printf("}");
+		}
+		printf("]");
+	}
+	printf("}\n");
+}
+
+static void stats_text(bool header_only)
+{
+	const struct stalefs_super_block *sb = &dbg.fs->sb;
+	int rule = stalefs_verify_super(sb);
+	u32 g, dirs, sg = le32_to_cpu(sb->s_stale_gid);
+	const u8 *u = sb->s_uuid;
+	char t[64];
+
+	if (!rule)
+		rule = stalefs_verify_super_csum(sb);
+	printf("Filesystem volume name:   %.32s\n", sb->s_volume_name[0] ? sb->s_volume_name : "<none>");
+	printf("Filesystem UUID:          %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\n",
+	       u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+	printf("Filesystem magic number:  0x%08X\n", le32_to_cpu(sb->s_magic));
+	printf("Filesystem revision #:    %u\n", le32_to_cpu(sb->s_rev_level));
+	printf("Superblock checksum:      0x%08x\n", le32_to_cpu(sb->s_checksum));
+	printf("Superblock verdict:       %s%s\n", rule ? stalefs_rule_msg(rule) : "ok", rule ? "  *** BAD ***" : "");
+	printf("Filesystem features:     ");
+	print_features(stdout, 0, le32_to_cpu(sb->s_feature_compat), false);
+	print_features(stdout, 1, le32_to_cpu(sb->s_feature_ro_compat), false);
+	print_features(stdout, 2, le32_to_cpu(sb->s_feature_incompat), false);
+	printf("\n");
+	if (sg == STALEFS_STALE_GID_NONE)
+		printf("Stale gid (permitted):    <none>\n");
+	else
+		printf("Stale gid (permitted):    %u\n", sg);
+	printf("Filesystem state:         %s%s\n",
+	       (le16_to_cpu(sb->s_state) & STALEFS_STATE_CLEAN) ? "clean" : "not clean",
+	       (le16_to_cpu(sb->s_state) & STALEFS_STATE_ERRORS) ? " with errors" : "");
+	printf("Errors behavior:          %u\n", le16_to_cpu(sb->s_errors));
+	printf("Block size:               %u\n", dbg.fs->block_size);
+	printf("Block count:              %llu\n", (unsigned long long)le64_to_cpu(sb->s_blocks_count));
+	printf("Free blocks:              %llu\n", (unsigned long long)le64_to_cpu(sb->s_free_blocks_count));
+	printf("Reserved block count:     %llu\n", (unsigned long long)le64_to_cpu(sb->s_r_blocks_count));
+	printf("Inode count:              %u\n", le32_to_cpu(sb->s_inodes_count));
+	printf("Free inodes:              %u\n", le32_to_cpu(sb->s_free_inodes_count));
+	printf("Blocks per group:         %u\n", le32_to_cpu(sb->s_blocks_per_group));
+	printf("Inodes per group:         %u\n", le32_to_cpu(sb->s_inodes_per_group));
+	printf("Group count:              %u\n", le32_to_cpu(sb->s_groups_count));
+	printf("GDT blocks:               %u\n", le32_to_cpu(sb->s_gdt_blocks));
+	printf("First inode:              %u\n", le32_to_cpu(sb->s_first_ino));
+	printf("Lost+found inode:         %u\n", le32_to_cpu(sb->s_lpf_ino));
+	printf("Checksum seed:            0x%08x\n", le32_to_cpu(sb->s_csum_seed));
+	dbg_time_string((s64)le64_to_cpu(sb->s_mkfs_time), t, sizeof(t));
+	printf("Filesystem created:       %s\n", t);
+	dbg_time_string((s64)le64_to_cpu(sb->s_wtime), t, sizeof(t));
+	printf("Last write time:          %s\n", t);
+	printf("Mount count:              %u\n", le32_to_cpu(sb->s_mnt_count));
+	printf("Error count:              %u\n", le32_to_cpu(sb->s_error_count));
+	if (dbg.fs->sb_block)
+		printf("Opened from backup superblock at block %llu\n", (unsigned long long)dbg.fs->sb_block);
+	if (header_only)
+		return;
+	dirs = 0;
+	for (g = 0; g < dbg.fs->geom.groups_count; g++)
+		dirs += le32_to_cpu(dbg.fs->groups[g].desc.bg_used_dirs_count);
+	printf("Directories:              %u\n", dirs);
+	for (g = 0; g < dbg.fs->geom.groups_count; g++) {
+		const struct stalefs_group_desc *d = &dbg.fs->groups[g].desc;
+		u16 fl = le16_to_cpu(d->bg_flags);
+		int r;
+		const char *v = desc_verdict(g, &r);
+
+		printf(" Group %3u: block bitmap at %llu, inode bitmap at %llu, inode table at %llu\n",
+		       g, (unsigned long long)le64_to_cpu(d->bg_block_bitmap),
+		       (unsigned long long)le64_to_cpu(d->bg_inode_bitmap),
+		       (unsigned long long)le64_to_cpu(d->bg_inode_table));
+		printf("           %u free blocks, %u free inodes, %u used directories, %u unused inodes\n",
+		       le32_to_cpu(d->bg_free_blocks_count), le32_to_cpu(d->bg_free_inodes_count),
+		       le32_to_cpu(d->bg_used_dirs_count), le32_to_cpu(d->bg_itable_unused));
+		printf("           [%s%s%s] checksum 0x%08x (%s)%s\n",
+		       (fl & STALEFS_BG_INODE_UNINIT) ? "Inode not init" : "",
+		       (fl & STALEFS_BG_INODE_UNINIT) && (fl & STALEFS_BG_BLOCK_UNINIT) ? ", " : "",
+		       (fl & STALEFS_BG_BLOCK_UNINIT) ? "Block not init" : "", le32_to_cpu(d->bg_checksum), v,
+		       r ? "  *** BAD ***" : "");
+	}
+}
+
+DBG_CMD(do_show_super_stats)
+{
+	int c;
+	bool header_only = false;
+
+	(void)sci_idx; (void)info;
+	optind = 0;
+	while ((c = getopt(argc, (char *const *)argv, "h")) != -1) {
+		if (c != 'h') {
+			dbg_usage(argv[0], "[-h]");
+			return;
+		}
+		header_only = true;
+	}
+	if (optind != argc) {
+		dbg_usage(argv[0], "[-h]");
+		return;
+	}
+	if (!dbg_need_fs(argv[0]))
+		return;
+	if (dbg.json)
+		stats_json(header_only);
+	else
+		stats_text(header_only);
+}
