@@ -125,7 +125,7 @@ END_TEST
 	for (fi_ = 0; fi_ < (len); fi_++) { \
 		u8 bit_ = (u8)(1u << (fi_ % 8)); \
 		fb_[fi_] ^= bit_; \
-		ck_assert_msg((verify_expr) == (rule), "flipping byte %zu of %s went unnoticed", fi_, #obj); \
+		hot_assert((verify_expr) == (rule), "flipping byte %zu of %s went unnoticed", fi_, #obj); \
 		fb_[fi_] ^= bit_; \
 	} \
 	ck_assert_int_eq((verify_expr), 0); \
