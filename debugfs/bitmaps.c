@@ -32,6 +32,27 @@ static void adjust_inode_counts(u32 ino, int delta)
 	stalefs_mark_super_dirty(fs);
 }
 
+void dbg_claim_block(u64 block)
+{
+	if (stalefs_test_block(dbg.fs, block))
+		return;
+	stalefs_mark_block(dbg.fs, block);
+	adjust_block_counts(block, -1);
+}
+
+void dbg_claim_inode(u32 ino, bool is_dir)
+{
+	if (stalefs_test_inode(dbg.fs, ino))
+		return;
+	stalefs_mark_inode(dbg.fs, ino);
+	adjust_inode_counts(ino, -1);
+	if (is_dir) {
+		struct stalefs_group_desc *d = &dbg.fs->groups[stalefs_ino_group(&dbg.fs->geom, ino)].desc;
+
+		d->bg_used_dirs_count = cpu_to_le32(le32_to_cpu(d->bg_used_dirs_count) + 1);
+	}
+}
+
 /* Parse "[--bitmap-only] WHAT [COUNT]"; returns the index of WHAT or 0 on a usage error. */
 static int parse_common(int argc, const char *const *argv, bool with_count, bool *bitmap_only)
 {

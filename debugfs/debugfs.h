@@ -79,6 +79,13 @@ bool dbg_confined(u32 gid, u16 mode);
 
 void dbg_hexdump(const u8 *p, u32 len, u64 base);
 
+/* The group metadata a block belongs to ("superblock", "inode table", ...) or NULL. */
+const char *dbg_block_role(u64 block, u32 *group);
+
+/* Mark a block / inode in use, moving the free counts (no-op when already in use). */
+void dbg_claim_block(u64 block);
+void dbg_claim_inode(u32 ino, bool is_dir);
+
 /* ---- JSON output ---- */
 void json_str(FILE *f, const char *s);
 void json_strn(FILE *f, const char *s, size_t n);

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * block_dump / bd: a block in hex, what structure it is (found from the
+ * layout, or from its magic number), and whether that structure's checksum
+ * and verifier pass.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include "debugfs.h"
+
+/* The group metadata role of a block, from the layout and descriptors; NULL if none. */
+const char *dbg_block_role(u64 block, u32 *group_out)
+{
+	const struct stalefs_geom *g = &dbg.fs->geom;
+	u32 grp;
+
+	if (block < g->blocks_count) {
+		grp = stalefs_block_group(g, block);
+		if (group_out)
+			*group_out = grp;
+		if (stalefs_group_has_super(g, grp)) {
+			u64 sb = grp == 0 ? g->sb_block : stalefs_group_first_block(g, grp);
+
+			if (block <= sb)
+				return grp == 0 && block < g->sb_block ? "boot area" : "superblock";
+			if (block <= sb + g->gdt_blocks)
+				return "group descriptor table";
+		}
+	}
+	for (grp = 0; grp < g->groups_count; grp++) {
+		const struct stalefs_group_desc *d = &dbg.fs->groups[grp].desc;
+		u64 bb = le64_to_cpu(d->bg_block_bitmap), ib = le64_to_cpu(d->bg_inode_bitmap);
+		u64 it = le64_to_cpu(d->bg_inode_table);
+
+		if (group_out)
+			*group_out = grp;
+		if (block >= bb && block - bb < g->block_bitmap_blocks)
+			return "block bitmap";
+		if (block >= ib && block - ib < g->inode_bitmap_blocks)
+			return "inode bitmap";
+		if (block >= it && block - it < g->inode_table_blocks)
+			return "inode table";
+	}
+	return NULL;
+}
+
+static void verdict(const char *what, int rule)
+{
+	printf("%s: %s%s\n", what, rule ? stalefs_rule_msg(rule) : "ok", rule ? "  *** BAD ***" : "");
+}
+
+static void explain_bitmap(u32 grp, bool block_bitmap)
+{
+	const struct stalefs_geom *g = &dbg.fs->geom;
+	const struct stalefs_group_desc *d = &dbg.fs->groups[grp].desc;
+	u32 nblocks = block_bitmap ? g->block_bitmap_blocks : g->inode_bitmap_blocks;
+	u64 first = le64_to_cpu(block_bitmap ? d->bg_block_bitmap : d->bg_inode_bitmap);
+	u16 uninit = block_bitmap ? STALEFS_BG_BLOCK_UNINIT : STALEFS_BG_INODE_UNINIT;
+	u32 want = le32_to_cpu(block_bitmap ? d->bg_block_bitmap_csum : d->bg_inode_bitmap_csum);
+	u8 *buf;
+
+	if (le16_to_cpu(d->bg_flags) & uninit) {
+		printf("Checksum: not kept (the group's %s bitmap is uninitialised)\n", block_bitmap ? "block" : "inode");
+		return;
+	}
+	buf = malloc((size_t)nblocks * g->block_size);
+	if (!buf || stalefs_io_read(dbg.fs->io, first, nblocks, buf)) {
+		printf("Checksum: could not read the whole bitmap\n");
+		free(buf);
+		return;
+	}
+	verdict("Checksum (whole bitmap, kept in the descriptor)",
+		stalefs_bitmap_csum(dbg.fs->seed, grp, buf, nblocks * g->block_size) == want ? 0
+		: block_bitmap ? STALEFS_R_BG_BLOCK_BITMAP_CSUM : STALEFS_R_BG_INODE_BITMAP_CSUM);
+	free(buf);
+}
+
+static void explain_itable(u64 block, u32 grp, const u8 *buf)
+{
+	const struct stalefs_geom *g = &dbg.fs->geom;
+	u64 it = le64_to_cpu(dbg.fs->groups[grp].desc.bg_inode_table);
+	u32 first = grp * g->inodes_per_group + (u32)(block - it) * g->inodes_per_block + 1, i;
+	int bad = 0;
+
+	printf("Inodes %u to %u\n", first, first + g->inodes_per_block - 1);
+	for (i = 0; i < g->inodes_per_block; i++) {
+		const struct stalefs_inode *in = (const void *)(buf + (size_t)i * STALEFS_INODE_SIZE);
+		int rule;
+
+		if (!in->i_mode && !in->i_checksum)
+			continue;
+		rule = stalefs_verify_inode_csum(dbg.fs->seed, first + i, in);
+		if (!rule && in->i_mode)
+			rule = stalefs_verify_inode(g, first + i, in);
+		if (rule) {
+			printf("  inode %u: %s\n", first + i, stalefs_rule_msg(rule));
+			bad++;
+		}
+	}
+	printf("Inode checks: %s\n", bad ? "some inodes are bad (above)" : "ok");
+}
+
+static void explain(u64 block, const u8 *buf)
+{
+	const struct stalefs_geom *g = &dbg.fs->geom;
+	u32 grp = 0;
+	const char *role = dbg_block_role(block, &grp);
+	u32 magic = le32_to_cpu(*(const __le32 *)buf);
+
+	if (role && strcmp(role, "superblock") == 0) {
+		const struct stalefs_super_block *sb =
+			(const void *)(buf + (grp == 0 && g->block_size > 1024 ? 1024 : 0));
+		int rule = stalefs_verify_super(sb);
+
+		printf("Structure: superblock (group %u copy)\n", grp);
+		verdict("Verdict", rule ? rule : stalefs_verify_super_csum(sb));
+		return;
+	}
+	if (role && strcmp(role, "group descriptor table") == 0) {
+		u64 first = grp == 0 ? g->sb_block + 1 : stalefs_group_first_block(g, grp) + 1;
+		u32 d0 = (u32)(block - first) * g->desc_per_block, i;
+		int bad = 0;
+
+		printf("Structure: group descriptor table (copy in group %u), descriptors %u..%u\n", grp, d0,
+		       d0 + g->desc_per_block - 1);
+		for (i = 0; i < g->desc_per_block && d0 + i < g->groups_count; i++) {
+			const struct stalefs_group_desc *d = (const void *)(buf + (size_t)i * STALEFS_DESC_SIZE);
+			int rule = stalefs_verify_desc_csum(dbg.fs->seed, d0 + i, d);
+
+			if (!rule)
+				rule = stalefs_verify_desc(g, d0 + i, d);
+			if (rule) {
+				printf("  descriptor %u: %s\n", d0 + i, stalefs_rule_msg(rule));
+				bad++;
+			}
+		}
+		printf("Descriptor checks: %s\n", bad ? "some descriptors are bad (above)" : "ok");
+		return;
+	}
+	if (role && strstr(role, "bitmap")) {
+		printf("Structure: %s of group %u\n", role, grp);
+		explain_bitmap(grp, role[0] == 'b');
+		return;
+	}
+	if (role && strcmp(role, "inode table") == 0) {
+		printf("Structure: inode table of group %u\n", grp);
+		explain_itable(block, grp, buf);
+		return;
+	}
+	if (role) {
+		printf("Structure: %s\n", role);
+		return;
+	}
+	if (magic == STALEFS_EXTBLK_MAGIC) {
+		const struct stalefs_extent_block *eb = (const void *)buf;
+		u32 owner = le32_to_cpu(eb->eb_owner);
+		int rule = stalefs_verify_extblock_header(buf, block, owner, le32_to_cpu(eb->eb_owner_gen));
+
+		printf("Structure: extent tree node (owner inode %u, generation %u, depth %u, %u/%u entries)\n", owner,
+		       le32_to_cpu(eb->eb_owner_gen), le16_to_cpu(eb->eb_hdr.eh_depth),
+		       le16_to_cpu(eb->eb_hdr.eh_entries), le16_to_cpu(eb->eb_hdr.eh_max));
+		if (!rule)
+			rule = stalefs_verify_extblock_csum(dbg.fs->seed, buf, g->block_size);
+		if (!rule)
+			rule = stalefs_verify_extent_node(g, &eb->eb_hdr, stalefs_extblock_max_entries(g->block_size), -1);
+		if (!rule && stalefs_ino_valid(dbg.fs, owner)) {
+			struct stalefs_inode in;
+			int r;
+
+			if (!stalefs_read_inode_raw(dbg.fs, owner, &in, &r) && in.i_generation != eb->eb_owner_gen)
+				rule = STALEFS_R_EXTBLK_OWNER;
+		}
+		verdict("Verdict", rule);
+		return;
+	}
+	if (magic == STALEFS_DIRBLK_MAGIC) {
+		const struct stalefs_dir_block *db = (const void *)buf;
+		int rule = stalefs_verify_dirblock(buf, g->block_size, block, le32_to_cpu(db->db_owner),
+						   le32_to_cpu(db->db_lblk));
+
+		printf("Structure: directory block (owner inode %u, logical block %u)\n", le32_to_cpu(db->db_owner),
+		       le32_to_cpu(db->db_lblk));
+		if (!rule)
+			rule = stalefs_verify_dirblock_csum(dbg.fs->seed, buf, g->block_size);
+		verdict("Verdict", rule);
+		return;
+	}
+	printf("Structure: data or bitmap (no metadata magic; not checksummed)\n");
+}
+
+DBG_CMD(do_block_dump)
+{
+	static const char usage[] = "[-f inode] block_num";
+	const char *file = NULL;
+	u64 block;
+	u8 *buf;
+	int c;
+	errcode_t err;
+
+	(void)sci_idx; (void)info;
+	optind = 0;
+	while ((c = getopt(argc, (char *const *)argv, "f:")) != -1) {
+		if (c != 'f') {
+			dbg_usage(argv[0], usage);
+			return;
+		}
+		file = optarg;
+	}
+	if (optind != argc - 1) {
+		dbg_usage(argv[0], usage);
+		return;
+	}
+	if (!dbg_need_fs(argv[0]))
+		return;
+	if (file) {
+		u32 ino, lblk;
+		u16 flags;
+
+		if (!dbg_name_to_ino(argv[0], file, &ino) ||
+		    !dbg_parse_u32(argv[0], argv[optind], "logical block", &lblk))
+			return;
+		err = stalefs_bmap(dbg.fs, ino, lblk, &block, &flags);
+		if (err) {
+			dbg_err(argv[0], err, "mapping logical block %u of %s", lblk, file);
+			return;
+		}
+		if (!block) {
+			dbg_msg(argv[0], "logical block %u of %s is a hole", lblk, file);
+			return;
+		}
+	} else if (!dbg_parse_block(argv[0], argv[optind], &block)) {
+		return;
+	}
+	buf = malloc(dbg.fs->block_size);
+	if (!buf) {
+		dbg_err(argv[0], STALEFS_ERR_NO_MEMORY, "allocating a block buffer");
+		return;
+	}
+	err = stalefs_io_read(dbg.fs->io, block, 1, buf);
+	if (err) {
+		dbg_err(argv[0], err, "reading block %llu", (unsigned long long)block);
+		free(buf);
+		return;
+	}
+	printf("Block %llu%s\n", (unsigned long long)block,
+	       dbg.fs->bitmaps_loaded ? (stalefs_test_block(dbg.fs, block) ? " (in use)" : " (free)") : "");
+	dbg_hexdump(buf, dbg.fs->block_size, 0);
+	explain(block, buf);
+	free(buf);
+}

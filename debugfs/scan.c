@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Whole-filesystem walks the search commands share: every initialised inode
+ * slot (icheck, lsdel, lsstale, metadump), and the directory tree from the
+ * root with the path of each entry (ncheck, lsstale, rdump).
+ */
+#include <stdlib.h>
+#include "debugfs.h"
+#include "scan.h"
+
+int dbg_inode_scan(dbg_inode_fn fn, void *priv)
+{
+	const struct stalefs_geom *g = &dbg.fs->geom;
+	u32 grp, slot;
+
+	for (grp = 0; grp < g->groups_count; grp++) {
+		const struct stalefs_group_desc *d = &dbg.fs->groups[grp].desc;
+		u32 unused = le32_to_cpu(d->bg_itable_unused);
+		u32 init = unused < g->inodes_per_group ? g->inodes_per_group - unused : 0;
+
+		if (le16_to_cpu(d->bg_flags) & STALEFS_BG_INODE_UNINIT)
+			init = 0;
+		for (slot = 0; slot < init; slot++) {
+			struct stalefs_inode inode;
+			u32 ino = grp * g->inodes_per_group + slot + 1;
+			int rule, ret;
+			bool in_use;
+
+			if (stalefs_read_inode_raw(dbg.fs, ino, &inode, &rule))
+				continue;	/* unreadable table block: nothing to say about it here */
+			if (dbg.fs->bitmaps_loaded)
+				in_use = stalefs_test_inode(dbg.fs, ino);
+			else
+				in_use = inode.i_mode && inode.i_links_count && !inode.i_dtime;
+			ret = fn(ino, &inode, rule, in_use, priv);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+struct tree_ctx {
+	dbg_tree_fn fn;
+	void *priv;
+	u8 *seen;	/* directories already entered (a corrupt tree may loop) */
+	char path[4096];
+	int ret;
+};
+
+struct dir_batch {
+	struct stalefs_dirent_info *e;
+	size_t n, cap;
+};
+
+static int collect_cb(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *priv)
+{
+	struct dir_batch *b = priv;
+
+	(void)fs;
+	if (!de->ino || (de->name_len == 1 && de->name[0] == '.') ||
+	    (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.'))
+		return 0;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 32;
+		struct stalefs_dirent_info *e = realloc(b->e, cap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		b->e = e;
+		b->cap = cap;
+	}
+	b->e[b->n++] = *de;
+	return 0;
+}
+
+static void walk_dir(struct tree_ctx *c, u32 dir, int depth)
+{
+	struct dir_batch b = { 0 };
+	size_t len = strlen(c->path), i;
+
+	if (depth > 256 || c->ret)
+		return;
+	if (stalefs_dir_iterate(dbg.fs, dir, 0, collect_cb, &b)) {
+		/* Keep what was read before the damage. */
+	}
+	for (i = 0; i < b.n && !c->ret; i++) {
+		const struct stalefs_dirent_info *de = &b.e[i];
+		bool is_dir = de->file_type == STALEFS_FT_DIR;
+
+		if (len + 1 + de->name_len >= sizeof(c->path))
+			continue;
+		snprintf(c->path + len, sizeof(c->path) - len, "/%.*s", de->name_len, de->name);
+		c->ret = c->fn(de->ino, c->path, de, c->priv);
+		if (!c->ret && is_dir && stalefs_ino_valid(dbg.fs, de->ino) &&
+		    !(c->seen[de->ino / 8] & (1u << (de->ino % 8)))) {
+			c->seen[de->ino / 8] |= (u8)(1u << (de->ino % 8));
+			walk_dir(c, de->ino, depth + 1);
+		}
+		c->path[len] = '\0';
+	}
+	free(b.e);
+}
+
+int dbg_tree_walk(u32 top, const char *top_path, dbg_tree_fn fn, void *priv)
+{
+	struct tree_ctx c = { .fn = fn, .priv = priv };
+
+	c.seen = calloc(dbg.fs->geom.inodes_count / 8 + 1, 1);
+	if (!c.seen)
+		return -ENOMEM;
+	snprintf(c.path, sizeof(c.path), "%s", strcmp(top_path, "/") ? top_path : "");
+	if (stalefs_ino_valid(dbg.fs, top))
+		c.seen[top / 8] |= (u8)(1u << (top % 8));
+	walk_dir(&c, top, 0);
+	free(c.seen);
+	return c.ret;
+}
