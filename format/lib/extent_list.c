@@ -180,12 +180,12 @@ errcode_t stalefs_extent_list_change_flags(struct stalefs_extent_list *l, u32 lb
 	return 0;
 }
 
-/* Merge, then split runs longer than one on-disk extent may be. */
+/* Split runs longer than one on-disk extent may be, then merge: a split-off
+ * remainder may join the extent after it (FORMAT.md 6: writers merge). */
 void stalefs_extent_list_normalise(struct stalefs_extent_list *l)
 {
 	u32 i;
 
-	stalefs_extent_list_merge(l);
 	for (i = 0; i < l->count; i++) {
 		if (l->ext[i].len > STALEFS_EXT_MAX_LEN) {
 			struct stalefs_extent_info rest = l->ext[i];
@@ -197,4 +197,5 @@ void stalefs_extent_list_normalise(struct stalefs_extent_list *l)
 			insert_at(l, i + 1, rest);
 		}
 	}
+	stalefs_extent_list_merge(l);
 }
