@@ -3,6 +3,7 @@
  * mkfs.stalefs: make a stalefs filesystem on a file or block device.
  * Options follow mke2fs; exit status 0 success, 8 operational error, 16 usage.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -70,7 +71,9 @@ static int parse_uuid(const char *s, u8 out[16])
 			s++;
 			continue;
 		}
-		if (sscanf(s, "%2x", &byte) != 1 || !s[1])
+		/* Two hex digits exactly: sscanf alone would take "eg" as 0x0e. */
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) ||
+		    sscanf(s, "%2x", &byte) != 1)
 			return -1;
 		out[i++] = (u8)byte;
 		s += 2;
