@@ -1,0 +1,397 @@
+/*
+ * Directories and names: many entries spanning blocks, names of length 1
+ * and 255, invalid names, removal and re-use of space, mkdir link counts,
+ * namei with symlinks (and their loops), damaged blocks, and everything
+ * still there after close and reopen.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include "unit.h"
+
+#define NAMES 400
+
+/* Names of varied length (1..60 and a few of 255), all distinct. */
+/* sep '_' for the first generation of names, '-' for their same-length replacements. */
+static void name_sep(u32 i, char *out, char sep)
+{
+	u32 len = i % 7 == 3 ? 255 : 1 + (i * 37) % 60, n = (u32)snprintf(out, 300, "%u%c", i, sep);
+
+	for (; n < len; n++)
+		out[n] = (char)('a' + (i + n) % 26);
+	out[n] = '\0';
+}
+
+static void name_of(u32 i, char *out)
+{
+	name_sep(i, out, '_');
+}
+
+struct collect {
+	u32 count, dots;
+	u8 *seen;	/* by inode number */
+	u32 max_ino;
+};
+
+static int collect_cb(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *priv)
+{
+	struct collect *c = priv;
+
+	(void)fs;
+	if ((de->name_len == 1 && de->name[0] == '.') || (de->name_len == 2 && memcmp(de->name, "..", 2) == 0)) {
+		c->dots++;
+		return 0;
+	}
+	if (de->ino > c->max_ino || c->seen[de->ino])
+		return -EINVAL;
+	c->seen[de->ino] = 1;
+	c->count++;
+	return 0;
+}
+
+/* Every block of a directory verifies: header, entries, inode numbers, checksum. */
+static void dir_blocks_verify(stalefs_fs *fs, u32 dir)
+{
+	struct stalefs_inode inode;
+	u8 *buf = malloc(fs->block_size);
+	u32 lblk, nblocks;
+
+	ck_ok(stalefs_read_inode(fs, dir, &inode));
+	nblocks = (u32)(le64_to_cpu(inode.i_size) / fs->block_size);
+	ck_assert_uint_eq(le64_to_cpu(inode.i_size) % fs->block_size, 0);
+	for (lblk = 0; lblk < nblocks; lblk++) {
+		u64 pblk;
+		u16 flags;
+
+		ck_ok(stalefs_bmap(fs, dir, lblk, &pblk, &flags));
+		ck_assert_msg(pblk != 0, "directory block %u is a hole", lblk);
+		ck_ok(stalefs_read_block(fs, pblk, buf));
+		ck_assert_int_eq(stalefs_verify_dirblock(buf, fs->block_size, pblk, dir, lblk), 0);
+		ck_assert_int_eq(stalefs_verify_dirblock_inodes(&fs->geom, buf), 0);
+		ck_assert_int_eq(stalefs_verify_dirblock_csum(fs->seed, buf, fs->block_size), 0);
+	}
+	free(buf);
+}
+
+START_TEST(many_entries)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs(&s, 16 << 20, 1024);
+	u32 dir, *inos = calloc(NAMES, sizeof(u32)), i, ino;
+	char name[300];
+	struct collect c = { 0 };
+	struct stalefs_inode inode;
+
+	ck_ok(stalefs_mkdir(fs, STALEFS_ROOT_INO, "big", 0755, 0, 0, &dir));
+	for (i = 0; i < NAMES; i++) {
+		name_of(i, name);
+		ck_ok(stalefs_create(fs, dir, name, STALEFS_S_IFREG | 0644, 0, 0, &inos[i]));
+	}
+	ck_ok(stalefs_read_inode(fs, dir, &inode));
+	ck_assert_uint_gt(le64_to_cpu(inode.i_size) / 1024, 20);	/* spans many blocks */
+	dir_blocks_verify(fs, dir);
+	fs = scratch_reopen(&s);
+	for (i = 0; i < NAMES; i++) {
+		name_of(i, name);
+		ck_ok(stalefs_lookup(fs, dir, name, strlen(name), &ino));
+		ck_assert_uint_eq(ino, inos[i]);
+	}
+	c.max_ino = fs->geom.inodes_count;
+	c.seen = calloc(c.max_ino + 1, 1);
+	ck_ok(stalefs_dir_iterate(fs, dir, 0, collect_cb, &c));
+	ck_assert_uint_eq(c.count, NAMES);
+	ck_assert_uint_eq(c.dots, 2);
+	for (i = 0; i < NAMES; i++)
+		ck_assert(c.seen[inos[i]]);
+	/* A name that is a prefix of an existing one, or differs in the last byte, is not found. */
+	name_of(3, name);
+	ck_assert_uint_eq(strlen(name), 255);
+	ck_err(stalefs_lookup(fs, dir, name, 254, &ino), STALEFS_ERR_NOT_FOUND);
+	name[254] ^= 1;
+	ck_err(stalefs_lookup(fs, dir, name, 255, &ino), STALEFS_ERR_NOT_FOUND);
+	free(c.seen);
+	free(inos);
+	scratch_done(&s);
+}
+END_TEST
+
+START_TEST(name_edges)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs(&s, 8 << 20, 4096);
+	char n255[256], n256[257];
+	u32 ino, a, b;
+
+	memset(n255, 'x', 255);
+	n255[255] = '\0';
+	memset(n256, 'y', 256);
+	n256[256] = '\0';
+	ck_ok(stalefs_create(fs, STALEFS_ROOT_INO, "a", STALEFS_S_IFREG | 0644, 0, 0, &a));
+	ck_ok(stalefs_create(fs, STALEFS_ROOT_INO, n255, STALEFS_S_IFREG | 0644, 0, 0, &b));
+	ck_ok(stalefs_lookup(fs, STALEFS_ROOT_INO, "a", 1, &ino));
+	ck_assert_uint_eq(ino, a);
+	ck_ok(stalefs_lookup(fs, STALEFS_ROOT_INO, n255, 255, &ino));
+	ck_assert_uint_eq(ino, b);
+	ck_err(stalefs_create(fs, STALEFS_ROOT_INO, n256, STALEFS_S_IFREG | 0644, 0, 0, &ino),
+	       STALEFS_ERR_NAME_TOO_LONG);
+	ck_err(stalefs_lookup(fs, STALEFS_ROOT_INO, n256, 256, &ino), STALEFS_ERR_NAME_TOO_LONG);
+	ck_err(stalefs_create(fs, STALEFS_ROOT_INO, "", STALEFS_S_IFREG | 0644, 0, 0, &ino), STALEFS_ERR_BAD_NAME);
+	ck_err(stalefs_create(fs, STALEFS_ROOT_INO, "a/b", STALEFS_S_IFREG | 0644, 0, 0, &ino), STALEFS_ERR_BAD_NAME);
+	ck_err(stalefs_create(fs, STALEFS_ROOT_INO, ".", STALEFS_S_IFREG | 0644, 0, 0, &ino), STALEFS_ERR_BAD_NAME);
+	ck_err(stalefs_create(fs, STALEFS_ROOT_INO, "..", STALEFS_S_IFREG | 0644, 0, 0, &ino), STALEFS_ERR_BAD_NAME);
+	ck_err(stalefs_mkdir(fs, STALEFS_ROOT_INO, "x/", 0755, 0, 0, &ino), STALEFS_ERR_BAD_NAME);
+	ck_err(stalefs_create(fs, STALEFS_ROOT_INO, "a", STALEFS_S_IFREG | 0644, 0, 0, &ino), STALEFS_ERR_EXISTS);
+	ck_err(stalefs_link(fs, STALEFS_ROOT_INO, "q/r", a, STALEFS_FT_REG), STALEFS_ERR_BAD_NAME);
+	ck_err(stalefs_link(fs, STALEFS_ROOT_INO, n256, a, STALEFS_FT_REG), STALEFS_ERR_NAME_TOO_LONG);
+	ck_assert(stalefs_name_valid("...", 3));
+	ck_assert(!stalefs_name_valid("a\0b", 3));
+	ck_assert(!stalefs_name_valid("..", 2));
+	/* A failed create leaves no inode behind. */
+	ck_assert(!stalefs_test_inode(fs, b + 1));
+	ck_err(stalefs_lookup(fs, a, "x", 1, &ino), STALEFS_ERR_NOT_DIR);
+	ck_err(stalefs_unlink(fs, STALEFS_ROOT_INO, "nope", &ino), STALEFS_ERR_NOT_FOUND);
+	dir_blocks_verify(fs, STALEFS_ROOT_INO);
+	scratch_done(&s);
+}
+END_TEST
+
+START_TEST(remove_and_reuse)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs(&s, 8 << 20, 1024);
+	u32 dir, i, ino;
+	char name[300];
+	struct stalefs_inode inode;
+	u64 size;
+	struct collect c = { 0 };
+
+	ck_ok(stalefs_mkdir(fs, STALEFS_ROOT_INO, "d", 0755, 0, 0, &dir));
+	for (i = 0; i < 120; i++) {
+		name_of(i, name);
+		ck_ok(stalefs_create(fs, dir, name, STALEFS_S_IFREG | 0644, 0, 0, &ino));
+	}
+	ck_ok(stalefs_read_inode(fs, dir, &inode));
+	size = le64_to_cpu(inode.i_size);
+	/* Remove every other entry (first-in-block ones included), then add as many of the same lengths. */
+	for (i = 0; i < 120; i += 2) {
+		u32 removed;
+
+		name_of(i, name);
+		ck_ok(stalefs_unlink(fs, dir, name, &removed));
+		ck_err(stalefs_lookup(fs, dir, name, strlen(name), &ino), STALEFS_ERR_NOT_FOUND);
+		ck_ok(stalefs_drop_link(fs, removed));
+		ck_assert(!stalefs_test_inode(fs, removed));
+	}
+	dir_blocks_verify(fs, dir);
+	for (i = 0; i < 120; i += 2) {
+		name_sep(i, name, '-');
+		ck_ok(stalefs_create(fs, dir, name, STALEFS_S_IFREG | 0644, 0, 0, &ino));
+	}
+	ck_ok(stalefs_read_inode(fs, dir, &inode));
+	ck_assert_msg(le64_to_cpu(inode.i_size) == size, "directory grew from %llu to %llu bytes instead of reusing space",
+		      (unsigned long long)size, (unsigned long long)le64_to_cpu(inode.i_size));
+	fs = scratch_reopen(&s);
+	dir_blocks_verify(fs, dir);
+	c.max_ino = fs->geom.inodes_count;
+	c.seen = calloc(c.max_ino + 1, 1);
+	ck_ok(stalefs_dir_iterate(fs, dir, 0, collect_cb, &c));
+	ck_assert_uint_eq(c.count, 120);
+	for (i = 1; i < 120; i += 2) {
+		name_of(i, name);
+		ck_ok(stalefs_lookup(fs, dir, name, strlen(name), &ino));
+	}
+	free(c.seen);
+	scratch_done(&s);
+}
+END_TEST
+
+static u16 links_of(stalefs_fs *fs, u32 ino)
+{
+	struct stalefs_inode inode;
+
+	ck_ok(stalefs_read_inode(fs, ino, &inode));
+	return le16_to_cpu(inode.i_links_count);
+}
+
+START_TEST(mkdir_links)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs(&s, 8 << 20, 4096);
+	u32 a, b, ino, f;
+	u16 root_links = links_of(fs, STALEFS_ROOT_INO);
+	bool empty;
+
+	/* Root: ".", its own "..", and lost+found's "..". */
+	ck_assert_uint_eq(root_links, 3);
+	ck_ok(stalefs_mkdir(fs, STALEFS_ROOT_INO, "a", 0755, 0, 0, &a));
+	ck_ok(stalefs_mkdir(fs, a, "b", 0700, 0, 0, &b));
+	ck_ok(stalefs_create(fs, b, "f", STALEFS_S_IFREG | 0600, 0, 0, &f));
+	ck_assert_uint_eq(links_of(fs, STALEFS_ROOT_INO), 4);
+	ck_assert_uint_eq(links_of(fs, a), 3);
+	ck_assert_uint_eq(links_of(fs, b), 2);
+	ck_assert_uint_eq(links_of(fs, f), 1);
+	ck_ok(stalefs_lookup(fs, b, "..", 2, &ino));
+	ck_assert_uint_eq(ino, a);
+	ck_ok(stalefs_lookup(fs, b, ".", 1, &ino));
+	ck_assert_uint_eq(ino, b);
+	ck_ok(stalefs_lookup(fs, STALEFS_ROOT_INO, "..", 2, &ino));
+	ck_assert_uint_eq(ino, STALEFS_ROOT_INO);
+	ck_ok(stalefs_dir_is_empty(fs, a, &empty));
+	ck_assert(!empty);
+	ck_ok(stalefs_dir_is_empty(fs, b, &empty));
+	ck_assert(!empty);
+	ck_ok(stalefs_dir_is_empty(fs, le32_to_cpu(fs->sb.s_lpf_ino), &empty));
+	ck_assert(empty);
+	/* A hard link counts; dropping it does not free the inode. */
+	ck_ok(stalefs_link(fs, a, "hard", f, STALEFS_FT_REG));
+	{
+		struct stalefs_inode inode;
+
+		ck_ok(stalefs_read_inode(fs, f, &inode));
+		inode.i_links_count = cpu_to_le16(2);
+		ck_ok(stalefs_write_inode(fs, f, &inode));
+	}
+	ck_ok(stalefs_unlink(fs, b, "f", &ino));
+	ck_ok(stalefs_drop_link(fs, ino));
+	ck_assert_uint_eq(links_of(fs, f), 1);
+	ck_assert(stalefs_test_inode(fs, f));
+	ck_ok(stalefs_dir_is_empty(fs, b, &empty));
+	ck_assert(empty);
+	fs = scratch_reopen(&s);
+	ck_assert_uint_eq(links_of(fs, STALEFS_ROOT_INO), 4);
+	ck_assert_uint_eq(links_of(fs, a), 3);
+	ck_ok(stalefs_namei(fs, STALEFS_ROOT_INO, "/a/hard", false, &ino));
+	ck_assert_uint_eq(ino, f);
+	scratch_done(&s);
+}
+END_TEST
+
+START_TEST(namei_and_symlinks)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs(&s, 8 << 20, 1024);
+	u32 a, b, f, l1, l2, lx, ly, labs, llong, ino, dir;
+	const char *name;
+	char target[600], back[1100];
+	size_t i;
+
+	ck_ok(stalefs_mkdir(fs, STALEFS_ROOT_INO, "a", 0755, 0, 0, &a));
+	ck_ok(stalefs_mkdir(fs, a, "b", 0755, 0, 0, &b));
+	ck_ok(stalefs_create(fs, b, "f", STALEFS_S_IFREG | 0644, 0, 0, &f));
+	ck_ok(stalefs_symlink(fs, STALEFS_ROOT_INO, "l1", "a/b", 0, 0, &l1));
+	ck_ok(stalefs_symlink(fs, a, "l2", "../l1/f", 0, 0, &l2));
+	ck_ok(stalefs_symlink(fs, STALEFS_ROOT_INO, "abs", "/a/b/f", 0, 0, &labs));
+	ck_ok(stalefs_symlink(fs, STALEFS_ROOT_INO, "x", "y", 0, 0, &lx));
+	ck_ok(stalefs_symlink(fs, STALEFS_ROOT_INO, "y", "x/z", 0, 0, &ly));
+	/* A target too long to sit in the inode: it goes to a block. */
+	for (i = 0; i < 200; i++)
+		memcpy(target + 2 * i, "./", 2);
+	strcpy(target + 400, "a/b/f");
+	ck_ok(stalefs_symlink(fs, STALEFS_ROOT_INO, "long", target, 0, 0, &llong));
+
+	ck_ok(stalefs_namei(fs, STALEFS_ROOT_INO, "/a/b/f", false, &ino));
+	ck_assert_uint_eq(ino, f);
+	ck_ok(stalefs_namei(fs, a, "b/f", false, &ino));
+	ck_assert_uint_eq(ino, f);
+	ck_ok(stalefs_namei(fs, STALEFS_ROOT_INO, "//a///b//", false, &ino));
+	ck_assert_uint_eq(ino, b);
+	ck_ok(stalefs_namei(fs, b, "../../a/./b/f", false, &ino));
+	ck_assert_uint_eq(ino, f);
+	/* The last component is followed only on request; inner ones always. */
+	ck_ok(stalefs_namei(fs, STALEFS_ROOT_INO, "/l1", false, &ino));
+	ck_assert_uint_eq(ino, l1);
+	ck_ok(stalefs_namei(fs, STALEFS_ROOT_INO, "/l1", true, &ino));
+	ck_assert_uint_eq(ino, b);
+	ck_ok(stalefs_namei(fs, STALEFS_ROOT_INO, "/l1/f", false, &ino));
+	ck_assert_uint_eq(ino, f);
+	/* Relative targets resolve from the link's directory; chains work. */
+	ck_ok(stalefs_namei(fs, STALEFS_ROOT_INO, "/a/l2", true, &ino));
+	ck_assert_uint_eq(ino, f);
+	ck_ok(stalefs_namei(fs, b, "/abs", true, &ino));
+	ck_assert_uint_eq(ino, f);
+	ck_ok(stalefs_namei(fs, STALEFS_ROOT_INO, "long", true, &ino));
+	ck_assert_uint_eq(ino, f);
+	ck_ok(stalefs_read_symlink(fs, llong, back, sizeof(back)));
+	ck_assert_str_eq(back, target);
+	ck_ok(stalefs_read_symlink(fs, l2, back, sizeof(back)));
+	ck_assert_str_eq(back, "../l1/f");
+	/* x -> y -> x/z -> ...: a loop. */
+	ck_err(stalefs_namei(fs, STALEFS_ROOT_INO, "/x", true, &ino), STALEFS_ERR_SYMLINK_LOOP);
+	ck_err(stalefs_namei(fs, STALEFS_ROOT_INO, "/y/q", false, &ino), STALEFS_ERR_SYMLINK_LOOP);
+	ck_ok(stalefs_namei(fs, STALEFS_ROOT_INO, "/x", false, &ino));
+	ck_assert_uint_eq(ino, lx);
+	/* Missing components, files used as directories. */
+	ck_err(stalefs_namei(fs, STALEFS_ROOT_INO, "/a/nope", false, &ino), STALEFS_ERR_NOT_FOUND);
+	ck_err(stalefs_namei(fs, STALEFS_ROOT_INO, "/a/b/f/g", false, &ino), STALEFS_ERR_NOT_DIR);
+	ck_err(stalefs_namei(fs, STALEFS_ROOT_INO, "", false, &ino), STALEFS_ERR_NOT_FOUND);
+	ck_ok(stalefs_namei_parent(fs, STALEFS_ROOT_INO, "/a/b/newname", &dir, &name));
+	ck_assert_uint_eq(dir, b);
+	ck_assert_str_eq(name, "newname");
+	ck_ok(stalefs_namei_parent(fs, STALEFS_ROOT_INO, "/top", &dir, &name));
+	ck_assert_uint_eq(dir, STALEFS_ROOT_INO);
+	ck_err(stalefs_namei_parent(fs, STALEFS_ROOT_INO, "/a/", &dir, &name), STALEFS_ERR_BAD_NAME);
+	/* Symlink targets: empty, or longer than a block, are refused. */
+	ck_err(stalefs_symlink(fs, STALEFS_ROOT_INO, "e", "", 0, 0, &ino), STALEFS_ERR_NAME_TOO_LONG);
+	memset(back, 'q', 1024);
+	back[1024] = '\0';
+	ck_err(stalefs_symlink(fs, STALEFS_ROOT_INO, "e", back, 0, 0, &ino), STALEFS_ERR_NAME_TOO_LONG);
+	fs = scratch_reopen(&s);
+	ck_ok(stalefs_namei(fs, STALEFS_ROOT_INO, "/a/l2", true, &ino));
+	ck_assert_uint_eq(ino, f);
+	ck_ok(stalefs_namei(fs, STALEFS_ROOT_INO, "long", true, &ino));
+	ck_assert_uint_eq(ino, f);
+	(void)ly;
+	scratch_done(&s);
+}
+END_TEST
+
+START_TEST(damaged_dir_block)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs(&s, 8 << 20, 4096);
+	u32 d, e, ino;
+	u64 pd, pe;
+	u16 flags;
+	u8 buf[4096];
+
+	ck_ok(stalefs_mkdir(fs, STALEFS_ROOT_INO, "d", 0755, 0, 0, &d));
+	ck_ok(stalefs_mkdir(fs, STALEFS_ROOT_INO, "e", 0755, 0, 0, &e));
+	ck_ok(stalefs_create(fs, d, "file", STALEFS_S_IFREG | 0644, 0, 0, &ino));
+	ck_ok(stalefs_bmap(fs, d, 0, &pd, &flags));
+	ck_ok(stalefs_bmap(fs, e, 0, &pe, &flags));
+	/* e's block copied over d's: it names another block and owner. */
+	ck_ok(stalefs_read_block(fs, pe, buf));
+	ck_ok(stalefs_write_block(fs, pd, buf));
+	ck_err(stalefs_lookup(fs, d, "file", 4, &ino), STALEFS_ERR_DIR_CORRUPT);
+	/* d's own block with one bit flipped: the checksum says so. */
+	ck_ok(stalefs_read_block(fs, pe, buf));
+	{
+		struct stalefs_dir_block *db = (void *)buf;
+
+		db->db_blocknr = cpu_to_le64(pd);
+		db->db_owner = cpu_to_le32(d);
+		stalefs_dirblock_set_csum(fs->seed, buf, 4096);
+		ck_ok(stalefs_write_block(fs, pd, buf));
+		ck_err(stalefs_lookup(fs, d, "file", 4, &ino), STALEFS_ERR_NOT_FOUND);
+		buf[4000] ^= 1;
+		ck_ok(stalefs_write_block(fs, pd, buf));
+		ck_err(stalefs_lookup(fs, d, "file", 4, &ino), STALEFS_ERR_DIR_CSUM);
+	}
+	scratch_done(&s);
+}
+END_TEST
+
+Suite *dir_suite(void)
+{
+	Suite *s = suite_create("dir");
+	TCase *tc = tcase_create("dir");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, many_entries);
+	tcase_add_test(tc, name_edges);
+	tcase_add_test(tc, remove_and_reuse);
+	tcase_add_test(tc, mkdir_links);
+	tcase_add_test(tc, namei_and_symlinks);
+	tcase_add_test(tc, damaged_dir_block);
+	suite_add_tcase(s, tc);
+	return s;
+}
