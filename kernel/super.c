@@ -307,7 +307,8 @@ static int read_super(struct super_block *sb, struct fs_context *fc)
 		       sb->s_id, le32_to_cpu(raw->s_feature_ro_compat) &
 		       ~STALEFS_FEATURE_RO_COMPAT_SUPP);
 		brelse(bh);
-		return -EROFS;
+		/* Not EROFS: mount(8) would quietly retry read-only. */
+		return -EINVAL;
 	}
 	sbi->sbh = bh;
 	sbi->raw = raw;
