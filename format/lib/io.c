@@ -465,6 +465,17 @@ errcode_t stalefs_io_size(struct stalefs_io *io, u64 *bytes)
 	return 0;
 }
 
+void stalefs_io_set_cache_limit(struct stalefs_io *io, u32 max_blocks)
+{
+	if (max_blocks == 0)
+		max_blocks = 1;
+	if (!io->hash || max_blocks > io->hash_size)
+		return;
+	io->max = max_blocks;
+	while (io->count > io->max && cache_evict_one(io) == 0)
+		;
+}
+
 u64 stalefs_io_bytes_written(const struct stalefs_io *io)
 {
 	return io->bytes_written;

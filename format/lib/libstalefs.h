@@ -31,6 +31,8 @@ errcode_t stalefs_io_flush(struct stalefs_io *io);	/* write back the cache and f
 /* Size of the device or file in bytes. */
 errcode_t stalefs_io_size(struct stalefs_io *io, u64 *bytes);
 u64 stalefs_io_bytes_written(const struct stalefs_io *io);
+/* Cap the block cache (in blocks, at least 1); a read-only checker keeps its memory small. */
+void stalefs_io_set_cache_limit(struct stalefs_io *io, u32 max_blocks);
 
 /* ---- an open filesystem ---- */
 #define STALEFS_OPEN_RW			0x0001	/* open for writing */
@@ -257,6 +259,8 @@ errcode_t stalefs_mkfs_layout(const struct stalefs_mkfs_params *p, struct stalef
 errcode_t stalefs_mkfs(const char *device, const struct stalefs_mkfs_params *p, stalefs_fs **ret);
 
 /* ---- small helpers ---- */
+/* The device, or a loop device backed by this image file, is mounted (per /proc/mounts). */
+bool stalefs_device_is_mounted(const char *device);
 u8 stalefs_ft_from_mode(u16 mode);
 const char *stalefs_feature_name(int kind, u32 bit);	/* kind 0 compat, 1 ro_compat, 2 incompat */
 errcode_t stalefs_feature_parse(const char *name, int *kind, u32 *bit);

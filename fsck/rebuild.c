@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pass 1B-1D and the deferred extent tree rewrites.
+ *
+ * Pass 1 only notes what must change in a tree; the rewrites happen here,
+ * after the computed maps have replaced the library's bitmaps, so every new
+ * block (tree nodes, cloned data, directory holes) comes from blocks nobody
+ * owns.  A tree is rewritten from the list the scanner yields under the
+ * accepted fixes, which is exactly what pass 1 claimed.
+ *
+ * Multiply-claimed blocks: pass 1 counted the claims of each shared block.
+ * Pass 1B finds the inodes holding one; each of them, in inode order, copies
+ * the shared blocks it holds that still have another claimant to new blocks
+ * and gives up its claim ("clone all but the last", as e2fsck does).
+ */
+#include <stdlib.h>
+#include "fsck.h"
+
+struct collect {
+	struct stalefs_extent_list list;
+	u64 *nodes;
+	u32 nnodes, cap;
+	u64 dup_blocks;		/* blocks with another claimant (pass 1B counting) */
+};
+
+static void collect_extent(struct fsck_ctx *ctx, struct extent_scan *s, const struct stalefs_extent_info *e)
+{
+	struct collect *c = s->priv;
+
+	(void)ctx;
+	stalefs_extent_list_append(&c->list, e->lblk, e->len, e->pblk, e->flags);
+}
+
+static void collect_node(struct fsck_ctx *ctx, struct extent_scan *s, u64 block)
+{
+	struct collect *c = s->priv;
+
+	(void)ctx;
+	if (c->nnodes == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 8;
+		c->nodes = realloc(c->nodes, c->cap * sizeof(*c->nodes));
+		if (!c->nodes)
+			fsck_fatal(ctx, STALEFS_ERR_NO_MEMORY, "while collecting tree nodes");
+	}
+	c->nodes[c->nnodes++] = block;
+}
+
+static u8 pending_fixes(struct fsck_ctx *ctx, u32 ino)
+{
+	u32 i;
+
+	for (i = 0; i < ctx->nrebuilds; i++)
+		if (ctx->rebuilds[i].ino == ino)
+			return ctx->rebuilds[i].fixes;
+	return 0;
+}
+
+static void collect_tree(struct fsck_ctx *ctx, u32 ino, const struct stalefs_inode *inode, u8 fixes,
+			 struct collect *c)
+{
+	struct extent_scan s;
+
+	memset(c, 0, sizeof(*c));
+	memset(&s, 0, sizeof(s));
+	s.ino = ino;
+	s.inode = inode;
+	s.report = false;
+	s.accepted = fixes;
+	s.extent = collect_extent;
+	s.node = collect_node;
+	s.priv = c;
+	scan_extents(ctx, &s);
+}
+
+static void collect_free(struct collect *c)
+{
+	stalefs_extent_list_free(&c->list);
+	free(c->nodes);
+}
+
+static u64 count_shared(struct fsck_ctx *ctx, const struct collect *c)
+{
+	u64 n = 0, b;
+	u32 i;
+
+	for (i = 0; i < c->list.count; i++)
+		for (b = 0; b < c->list.ext[i].len; b++)
+			if (dup_claims(ctx, c->list.ext[i].pblk + b) > 1)
+				n++;
+	for (i = 0; i < c->nnodes; i++)
+		if (dup_claims(ctx, c->nodes[i]) > 1)
+			n++;
+	return n;
+}
+
+static int cmp_rebuild(const void *a, const void *b)
+{
+	const struct rebuild *x = a, *y = b;
+
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static void sort_rebuilds(struct fsck_ctx *ctx)
+{
+	u32 i, j = 0;
+
+	qsort(ctx->rebuilds, ctx->nrebuilds, sizeof(*ctx->rebuilds), cmp_rebuild);
+	for (i = 0; i < ctx->nrebuilds; i++) {
+		if (j > 0 && ctx->rebuilds[j - 1].ino == ctx->rebuilds[i].ino)
+			ctx->rebuilds[j - 1].fixes |= ctx->rebuilds[i].fixes;
+		else
+			ctx->rebuilds[j++] = ctx->rebuilds[i];
+	}
+	ctx->nrebuilds = j;
+}
+
+void pass1b(struct fsck_ctx *ctx)
+{
+	stalefs_fs *fs = ctx->fs;
+	u32 g, i, ipg = fs->geom.inodes_per_group;
+
+	if (!ctx->ndups)
+		return;
+	fix_problem(ctx, PR_1B_HEADER, &(struct problem_ctx){ 0 });
+	sort_rebuilds(ctx);
+	for (g = 0; g < fs->geom.groups_count; g++) {
+		struct group_info *gi = &ctx->groups[g];
+
+		if (!gi->ft)
+			continue;
+		for (i = 0; i < ipg; i++) {
+			u32 ino = g * ipg + i + 1;
+			struct stalefs_inode inode;
+			struct collect c;
+			int rule;
+
+			if (gi->ft[i] != STALEFS_FT_REG && gi->ft[i] != STALEFS_FT_DIR &&
+			    gi->ft[i] != STALEFS_FT_SYMLINK)
+				continue;
+			if (stalefs_read_inode_raw(fs, ino, &inode, &rule) || !stalefs_inode_has_extents(&inode))
+				continue;
+			collect_tree(ctx, ino, &inode, pending_fixes(ctx, ino), &c);
+			if (count_shared(ctx, &c))
+				rebuild_add(ctx, ino, FIX_CLONE);
+			collect_free(&c);
+		}
+	}
+}
+
+/* Copy [pblk, pblk+len) to newly allocated blocks; the pieces go to out. */
+static errcode_t clone_run(struct fsck_ctx *ctx, u32 lblk, u64 pblk, u32 len, u16 flags,
+			   struct stalefs_extent_list *out)
+{
+	stalefs_fs *fs = ctx->fs;
+	u8 *buf = ctx->buf;
+
+	while (len > 0) {
+		u64 start;
+		u32 got, k;
+		errcode_t err = stalefs_alloc_blocks(fs, pblk, len, &start, &got);
+
+		if (err)
+			return err;
+		for (k = 0; k < got; k++) {
+			err = stalefs_io_read(fs->io, pblk + k, 1, buf);
+			if (!err)
+				err = stalefs_io_write(fs->io, start + k, 1, buf);
+			if (err)
+				return err;
+			dup_release(ctx, pblk + k);
+		}
+		stalefs_extent_list_append(out, lblk, got, start, flags);
+		lblk += got;
+		pblk += got;
+		len -= got;
+	}
+	return 0;
+}
+
+static errcode_t clone_shared(struct fsck_ctx *ctx, struct stalefs_extent_list *l)
+{
+	struct stalefs_extent_list out;
+	errcode_t err = 0;
+	u32 i;
+
+	memset(&out, 0, sizeof(out));
+	for (i = 0; i < l->count && !err; i++) {
+		const struct stalefs_extent_info *e = &l->ext[i];
+		u32 k = 0;
+
+		while (k < e->len && !err) {
+			bool shared = dup_claims(ctx, e->pblk + k) > 1;
+			u32 n = 1;
+
+			while (k + n < e->len && (dup_claims(ctx, e->pblk + k + n) > 1) == shared)
+				n++;
+			if (shared)
+				err = clone_run(ctx, e->lblk + k, e->pblk + k, n, e->flags, &out);
+			else
+				stalefs_extent_list_append(&out, e->lblk + k, n, e->pblk + k, e->flags);
+			k += n;
+		}
+	}
+	if (err) {
+		stalefs_extent_list_free(&out);
+		return err;
+	}
+	stalefs_extent_list_free(l);
+	*l = out;
+	return 0;
+}
+
+/* A directory has no holes: fill them with empty blocks, make unwritten blocks written. */
+static errcode_t fill_dir_holes(struct fsck_ctx *ctx, u32 ino, struct stalefs_extent_list *l, u32 *nblocks)
+{
+	stalefs_fs *fs = ctx->fs;
+	u32 n = l->count ? l->ext[l->count - 1].lblk + l->ext[l->count - 1].len : 1, lblk, idx;
+	errcode_t err;
+
+	for (idx = 0; idx < l->count; idx++)
+		l->ext[idx].flags &= (u16)~STALEFS_EXT_UNWRITTEN;
+	for (lblk = 0; lblk < n; lblk++) {
+		u64 pblk, goal;
+
+		if (stalefs_extent_list_find(l, lblk, &idx))
+			continue;
+		goal = idx > 0 ? l->ext[idx - 1].pblk + l->ext[idx - 1].len
+			       : stalefs_group_first_block(&fs->geom, stalefs_ino_group(&fs->geom, ino));
+		err = stalefs_alloc_block(fs, goal, &pblk);
+		if (err)
+			return err;
+		dirblock_init(ctx, ctx->buf, pblk, ino, lblk, STALEFS_ROOT_INO);
+		err = stalefs_write_block(fs, pblk, ctx->buf);
+		if (!err)
+			err = stalefs_extent_list_set(l, lblk, 1, pblk, 0, NULL);
+		if (err)
+			return err;
+	}
+	*nblocks = n;
+	return 0;
+}
+
+static void free_old_nodes(struct fsck_ctx *ctx, const struct collect *c)
+{
+	u32 i;
+
+	for (i = 0; i < c->nnodes; i++) {
+		u64 b = c->nodes[i];
+		u32 claims = dup_claims(ctx, b);
+
+		if (claims > 0)
+			dup_release(ctx, b);
+		if (claims <= 1)
+			stalefs_free_blocks(ctx->fs, b, 1);
+	}
+}
+
+static void rebuild_one(struct fsck_ctx *ctx, u32 ino, u8 fixes)
+{
+	stalefs_fs *fs = ctx->fs;
+	struct stalefs_inode inode;
+	struct collect c;
+	struct problem_ctx p;
+	struct stalefs_extent_header *root;
+	u32 nblocks = 0, i;
+	int rule;
+	errcode_t err;
+	bool is_dir;
+
+	memset(&p, 0, sizeof(p));
+	p.ino = ino;
+	if (stalefs_read_inode_raw(fs, ino, &inode, &rule) || !stalefs_inode_has_extents(&inode))
+		return;
+	is_dir = (le16_to_cpu(inode.i_mode) & STALEFS_S_IFMT) == STALEFS_S_IFDIR;
+	collect_tree(ctx, ino, &inode, fixes, &c);
+	if (fixes & FIX_CLONE) {
+		p.num = count_shared(ctx, &c);
+		if (p.num == 0) {
+			fix_problem(ctx, PR_1B_ALREADY_CLONED, &p);
+			fixes &= (u8)~FIX_CLONE;
+		} else if (!fix_problem(ctx, PR_1B_DUP_INODE, &p)) {
+			fixes &= (u8)~FIX_CLONE;
+		}
+		if (!fixes || (ctx->options & OPT_READONLY)) {
+			collect_free(&c);
+			return;
+		}
+	}
+	if (fixes & FIX_CLONE) {
+		err = clone_shared(ctx, &c.list);
+		if (err) {
+			p.str = error_message(err);
+			fix_problem(ctx, PR_1B_CLONE_FAILED, &p);
+			ctx->uncorrected = true;
+			collect_free(&c);
+			return;
+		}
+	}
+	if (is_dir && (fixes & FIX_DIR_HOLES)) {
+		err = fill_dir_holes(ctx, ino, &c.list, &nblocks);
+		if (err) {
+			fsck_library_error(ctx, err, "while filling a directory's holes");
+			collect_free(&c);
+			return;
+		}
+		inode.i_size = cpu_to_le64((u64)nblocks << fs->geom.log_block_size);
+	}
+	free_old_nodes(ctx, &c);
+	/* The old nodes are accounted for: start the tree from an empty root. */
+	root = (struct stalefs_extent_header *)inode.i_block;
+	memset(inode.i_block, 0, sizeof(inode.i_block));
+	root->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
+	root->eh_max = cpu_to_le16(STALEFS_ROOT_EXTENTS);
+	err = stalefs_extent_write(fs, ino, &inode, &c.list);
+	if (err) {
+		fsck_library_error(ctx, err, "while rewriting an extent tree");
+		collect_free(&c);
+		return;
+	}
+	fsck_write_inode(ctx, ino, &inode);
+	if (is_dir) {
+		struct dir_info *di = dir_find(ctx, ino);
+
+		dblist_drop(ctx, ino);
+		for (i = 0; i < c.list.count; i++) {
+			const struct stalefs_extent_info *e = &c.list.ext[i];
+			u32 k;
+
+			for (k = 0; k < e->len; k++)
+				dblist_add(ctx, ino, e->lblk + k, e->pblk + k);
+			if (e->lblk == 0 && di)
+				di->blk0 = e->pblk;
+		}
+	}
+	collect_free(&c);
+}
+
+void run_rebuilds(struct fsck_ctx *ctx)
+{
+	u32 i;
+
+	sort_rebuilds(ctx);
+	for (i = 0; i < ctx->nrebuilds; i++) {
+		fsck_check_cancel(ctx);
+		rebuild_one(ctx, ctx->rebuilds[i].ino, ctx->rebuilds[i].fixes);
+	}
+}

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pass 0: open the filesystem (falling back to a backup superblock when the
+ * primary is unusable, as e2fsck does), then check the superblock fields and
+ * every group descriptor: checksums, where the bitmaps and inode tables are,
+ * flags, and the unused-inode mark against the inode bitmap.  Free counts
+ * are left to pass 5, which counts them from the computed maps.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "fsck.h"
+
+static int open_flags(struct fsck_ctx *ctx)
+{
+	int flags = STALEFS_OPEN_IGNORE_CSUM | STALEFS_OPEN_FORCE | STALEFS_OPEN_NO_BITMAPS;
+
+	if (!(ctx->options & OPT_READONLY))
+		flags |= STALEFS_OPEN_RW | STALEFS_OPEN_EXCLUSIVE;
+	return flags;
+}
+
+/* Look for a sound backup superblock: group 1 of each plausible geometry. */
+static errcode_t open_backup(struct fsck_ctx *ctx, stalefs_fs **ret, u64 *where)
+{
+	static const u32 sizes[] = { 4096, 1024, 2048 };
+	u32 i, log;
+
+	for (i = 0; i < 3; i++) {
+		u32 bs = sizes[i];
+		u64 first = 8ULL * bs;
+
+		/* mkfs' usual blocks-per-group first, then every other power of two. */
+		for (log = 0; log <= STALEFS_MAX_LOG_GROUP + 1; log++) {
+			u64 bpg = log == 0 ? first : 1ULL << (log - 1);
+			stalefs_fs *fs;
+
+			if (bpg < STALEFS_MIN_BLOCKS_PER_GROUP || bpg > (1ULL << STALEFS_MAX_LOG_GROUP) ||
+			    (log > 0 && bpg == first))
+				continue;
+			if (stalefs_open(ctx->device, open_flags(ctx), bpg, bs, &fs))
+				continue;
+			if (fs->sb_rule == 0) {
+				*ret = fs;
+				*where = bpg;
+				return 0;
+			}
+			stalefs_free(fs);
+		}
+	}
+	return STALEFS_ERR_BAD_MAGIC;
+}
+
+static void size_mismatch_exit(struct fsck_ctx *ctx)
+{
+	struct stalefs_super_block sb;
+	struct stalefs_io *io;
+	u64 bytes = 0;
+
+	if (stalefs_io_open(ctx->device, false, false, &io) == 0) {
+		if (stalefs_read_super(io, STALEFS_SUPER_OFFSET, &sb) == 0 && stalefs_io_size(io, &bytes) == 0 &&
+		    le32_to_cpu(sb.s_log_block_size) <= 2) {
+			u32 bs = 1024u << le32_to_cpu(sb.s_log_block_size);
+
+			printf("The filesystem size (according to the superblock) is %llu blocks\n"
+			       "The physical size of the device is %llu blocks\n"
+			       "Either the superblock or the partition table is likely to be corrupt!\n",
+			       (unsigned long long)le64_to_cpu(sb.s_blocks_count),
+			       (unsigned long long)(bytes / bs));
+		}
+		stalefs_io_close(io);
+	}
+	exit(FSCK_ERROR);
+}
+
+int fsck_open(struct fsck_ctx *ctx)
+{
+	stalefs_fs *fs = NULL;
+	errcode_t err;
+	u64 where = 0;
+	int rule;
+
+	err = stalefs_open(ctx->device, open_flags(ctx), ctx->sb_block, ctx->block_size, &fs);
+	if (err && ctx->sb_block) {
+		com_err(ctx->program, err, "while trying to open %s using the superblock at block %llu",
+			ctx->device, (unsigned long long)ctx->sb_block);
+		exit(FSCK_ERROR);
+	}
+	if (err == STALEFS_ERR_UNSUPP_FEATURE || err == STALEFS_ERR_MOUNTED ||
+	    (err && err < 256 /* an errno: the device itself */)) {
+		com_err(ctx->program, err, "while trying to open %s", ctx->device);
+		if (err == STALEFS_ERR_UNSUPP_FEATURE)
+			fprintf(stderr, "%s: this fsck.stalefs does not know the filesystem's "
+				"incompatible features; nothing was checked or written\n", ctx->program);
+		exit(FSCK_ERROR);
+	}
+	rule = err ? 0 : fs->sb_rule;
+	if (!err && rule == STALEFS_R_SB_RO_COMPAT_UNKNOWN && !(ctx->options & OPT_READONLY)) {
+		fprintf(stderr, "%s: %s has unsupported read-only compatible features; "
+			"it can only be checked with -n\n", ctx->program, ctx->device);
+		stalefs_free(fs);
+		exit(FSCK_ERROR);
+	}
+	/* Structural damage the fields checks below cannot mend: a backup, if there is one. */
+	if (err || rule == STALEFS_R_SB_REV || rule == STALEFS_R_SB_INCOMPAT_MISSING ||
+	    rule == STALEFS_R_SB_INODE_SIZE || rule == STALEFS_R_SB_DESC_SIZE) {
+		const char *why = err ? error_message(err) : stalefs_rule_msg(rule);
+		char whybuf[256];
+		stalefs_fs *bfs;
+
+		snprintf(whybuf, sizeof(whybuf), "%s", why);
+		if (open_backup(ctx, &bfs, &where)) {
+			if (fs)
+				stalefs_free(fs);
+			com_err(ctx->program, err ? err : STALEFS_ERR_SB_CORRUPT, "while trying to open %s",
+				ctx->device);
+			if (err == STALEFS_ERR_DEVICE_TOO_SMALL)
+				size_mismatch_exit(ctx);
+			fprintf(stderr, "\nThe superblock could not be read or does not describe a valid "
+				"stalefs filesystem,\nand no backup superblock was found.  If the device is "
+				"valid and holds a stalefs\nfilesystem, try fsck.stalefs -b <block> with a "
+				"backup superblock.\n");
+			exit(FSCK_ERROR);
+		}
+		if (fs)
+			stalefs_free(fs);
+		fs = bfs;
+		ctx->used_backup = true;
+		ctx->fs = fs;
+		{
+			struct problem_ctx p;
+
+			memset(&p, 0, sizeof(p));
+			p.str = whybuf;
+			p.blk = where;
+			fix_problem(ctx, PR_0_SB_CORRUPT, &p);
+		}
+		if (!(ctx->options & OPT_READONLY))
+			ctx->changed = true;
+	}
+	ctx->fs = fs;
+	if (ctx->options & OPT_READONLY)
+		stalefs_io_set_cache_limit(fs->io, (256u << 10) / fs->block_size);
+	ctx->stale_gid = le32_to_cpu(fs->sb.s_stale_gid);
+	if (!(le32_to_cpu(fs->sb.s_feature_ro_compat) & STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE))
+		ctx->stale_gid = STALEFS_STALE_GID_NONE;
+	return 0;
+}
+
+static void check_super(struct fsck_ctx *ctx)
+{
+	stalefs_fs *fs = ctx->fs;
+	struct stalefs_super_block *sb = &fs->sb;
+	struct problem_ctx p;
+	u32 ro = le32_to_cpu(sb->s_feature_ro_compat);
+	u32 gid = le32_to_cpu(sb->s_stale_gid);
+	u32 lpf = le32_to_cpu(sb->s_lpf_ino);
+	u16 errors = le16_to_cpu(sb->s_errors);
+
+	memset(&p, 0, sizeof(p));
+	if (!ctx->used_backup && stalefs_verify_super_csum(sb)) {
+		p.num = le32_to_cpu(sb->s_checksum);
+		p.num2 = stalefs_super_csum(sb);
+		if (fix_problem(ctx, PR_0_SB_CSUM, &p))
+			stalefs_mark_super_dirty(fs);
+	}
+	if (le32_to_cpu(sb->s_first_ino) != STALEFS_FIRST_INO) {
+		p.num = le32_to_cpu(sb->s_first_ino);
+		if (fix_problem(ctx, PR_0_SB_FIRST_INO, &p)) {
+			sb->s_first_ino = cpu_to_le32(STALEFS_FIRST_INO);
+			stalefs_mark_super_dirty(fs);
+		}
+	}
+	if (le16_to_cpu(sb->s_state) & ~(STALEFS_STATE_CLEAN | STALEFS_STATE_ERRORS)) {
+		p.num = le16_to_cpu(sb->s_state);
+		if (fix_problem(ctx, PR_0_SB_STATE, &p)) {
+			sb->s_state = cpu_to_le16(le16_to_cpu(sb->s_state) &
+						  (STALEFS_STATE_CLEAN | STALEFS_STATE_ERRORS));
+			stalefs_mark_super_dirty(fs);
+		}
+	}
+	if (errors < STALEFS_ERRORS_CONTINUE || errors > STALEFS_ERRORS_PANIC) {
+		p.num = errors;
+		if (fix_problem(ctx, PR_0_SB_ERRORS, &p)) {
+			sb->s_errors = cpu_to_le16(STALEFS_ERRORS_CONTINUE);
+			stalefs_mark_super_dirty(fs);
+		}
+	}
+	if (le64_to_cpu(sb->s_r_blocks_count) > fs->geom.blocks_count) {
+		p.num = le64_to_cpu(sb->s_r_blocks_count);
+		p.num2 = fs->geom.blocks_count;
+		if (fix_problem(ctx, PR_0_SB_R_BLOCKS, &p)) {
+			/* mkfs' default: 5% for root. */
+			sb->s_r_blocks_count = cpu_to_le64(fs->geom.blocks_count / 20);
+			stalefs_mark_super_dirty(fs);
+		}
+	}
+	if (lpf != 0 && (lpf < STALEFS_FIRST_INO || lpf > fs->geom.inodes_count)) {
+		p.num = lpf;
+		if (fix_problem(ctx, PR_0_SB_LPF_RANGE, &p)) {
+			sb->s_lpf_ino = 0;	/* pass 3 records the real one */
+			stalefs_mark_super_dirty(fs);
+		}
+	}
+	/*
+	 * The feature bit and the recorded group come together.  A group without
+	 * the bit: the bit was lost (the group is the specific fact), set it.  The
+	 * bit without a group: no group can be guessed, clear the bit; any STALE
+	 * extent is then hidden by the S3 check.
+	 */
+	if ((ro & STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE) && gid == STALEFS_STALE_GID_NONE) {
+		if (fix_problem(ctx, PR_0_SB_STALE_NO_GID, &p)) {
+			sb->s_feature_ro_compat = cpu_to_le32(ro & ~STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE);
+			stalefs_mark_super_dirty(fs);
+		}
+	} else if (!(ro & STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE) && gid != STALEFS_STALE_GID_NONE) {
+		p.num = gid;
+		if (fix_problem(ctx, PR_0_SB_STALE_GID_NO_FEATURE, &p)) {
+			sb->s_feature_ro_compat = cpu_to_le32(ro | STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE);
+			stalefs_mark_super_dirty(fs);
+		}
+	}
+	ro = le32_to_cpu(sb->s_feature_ro_compat);
+	ctx->stale_gid = (ro & STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE) ? le32_to_cpu(sb->s_stale_gid)
+								     : STALEFS_STALE_GID_NONE;
+	if (!ctx->used_backup && le32_to_cpu(sb->s_block_group_nr) != 0) {
+		p.num = le32_to_cpu(sb->s_block_group_nr);
+		if (fix_problem(ctx, PR_0_SB_GROUP_NR, &p)) {
+			sb->s_block_group_nr = 0;
+			stalefs_mark_super_dirty(fs);
+		}
+	}
+}
+
+static bool in_group_data(const struct stalefs_geom *g, u32 group, u64 start, u64 len)
+{
+	u64 first = stalefs_group_first_block(g, group) + stalefs_group_super_blocks(g, group);
+	u64 end = stalefs_group_first_block(g, group) + stalefs_group_nblocks(g, group);
+
+	return start >= first && start + len <= end && start + len > start;
+}
+
+static bool overlap(u64 a, u64 alen, u64 b, u64 blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+static void check_desc_locations(struct fsck_ctx *ctx, u32 group)
+{
+	const struct stalefs_geom *g = &ctx->fs->geom;
+	struct stalefs_group_desc *d = &ctx->fs->groups[group].desc;
+	struct problem_ctx p;
+	u64 bb = le64_to_cpu(d->bg_block_bitmap), ib = le64_to_cpu(d->bg_inode_bitmap);
+	u64 it = le64_to_cpu(d->bg_inode_table), dbb, dib, dit;
+	bool bb_ok, ib_ok, it_ok;
+
+	stalefs_group_default_layout(g, group, &dbb, &dib, &dit);
+	bb_ok = in_group_data(g, group, bb, g->block_bitmap_blocks);
+	ib_ok = in_group_data(g, group, ib, g->inode_bitmap_blocks) &&
+		!overlap(ib, g->inode_bitmap_blocks, bb, g->block_bitmap_blocks);
+	it_ok = in_group_data(g, group, it, g->inode_table_blocks) &&
+		!overlap(it, g->inode_table_blocks, bb, g->block_bitmap_blocks) &&
+		!overlap(it, g->inode_table_blocks, ib, g->inode_bitmap_blocks);
+	memset(&p, 0, sizeof(p));
+	p.group = group;
+	/* Back to where mkfs puts them: a damaged pointer usually means the data is still there. */
+	if (!bb_ok) {
+		p.blk = bb;
+		if (fix_problem(ctx, PR_0_BB_LOCATION, &p)) {
+			d->bg_block_bitmap = cpu_to_le64(dbb);
+			stalefs_mark_desc_dirty(ctx->fs, group);
+		}
+	}
+	if (!ib_ok) {
+		p.blk = ib;
+		if (fix_problem(ctx, PR_0_IB_LOCATION, &p)) {
+			d->bg_inode_bitmap = cpu_to_le64(dib);
+			stalefs_mark_desc_dirty(ctx->fs, group);
+		}
+	}
+	if (!it_ok) {
+		p.blk = it;
+		if (fix_problem(ctx, PR_0_IT_LOCATION, &p)) {
+			d->bg_inode_table = cpu_to_le64(dit);
+			stalefs_mark_desc_dirty(ctx->fs, group);
+		}
+	}
+}
+
+/* Inodes in use past the unused-inode mark would never be scanned: move the mark. */
+static void check_itable_unused(struct fsck_ctx *ctx, u32 group)
+{
+	stalefs_fs *fs = ctx->fs;
+	struct stalefs_group *grp = &fs->groups[group];
+	struct stalefs_group_desc *d = &grp->desc;
+	u32 ipg = fs->geom.inodes_per_group, unused = le32_to_cpu(d->bg_itable_unused), i, last = 0;
+	bool any = false;
+	struct problem_ctx p;
+
+	memset(&p, 0, sizeof(p));
+	p.group = group;
+	if (unused > ipg) {
+		p.num = unused;
+		p.num2 = ipg;
+		if (fix_problem(ctx, PR_0_ITABLE_UNUSED_RANGE, &p)) {
+			unused = ipg;
+			d->bg_itable_unused = cpu_to_le32(ipg);
+			stalefs_mark_desc_dirty(fs, group);
+		} else {
+			return;
+		}
+	}
+	if ((le16_to_cpu(d->bg_flags) & STALEFS_BG_INODE_UNINIT) || !grp->inode_bitmap)
+		return;
+	for (i = ipg; i-- > 0;)
+		if (bit_test(grp->inode_bitmap, i)) {
+			last = i;
+			any = true;
+			break;
+		}
+	if (any && last >= ipg - unused) {
+		p.ino = group * ipg + last + 1;
+		p.num = unused;
+		if (fix_problem(ctx, PR_0_ITABLE_UNUSED, &p)) {
+			d->bg_itable_unused = cpu_to_le32(ipg - last - 1);
+			stalefs_mark_desc_dirty(fs, group);
+		}
+	}
+}
+
+void check_super_and_groups(struct fsck_ctx *ctx)
+{
+	stalefs_fs *fs = ctx->fs;
+	struct problem_ctx p;
+	u32 g;
+	errcode_t err;
+
+	check_super(ctx);
+	memset(&p, 0, sizeof(p));
+	for (g = 0; g < fs->geom.groups_count; g++) {
+		struct stalefs_group_desc *d = &fs->groups[g].desc;
+		u16 flags = le16_to_cpu(d->bg_flags);
+
+		p.group = g;
+		/* A backup's descriptors are rewritten anyway; their checksums are its own. */
+		if (!ctx->used_backup && stalefs_verify_desc_csum(fs->seed, g, d)) {
+			p.num = le32_to_cpu(d->bg_checksum);
+			p.num2 = stalefs_desc_csum(fs->seed, g, d);
+			if (fix_problem(ctx, PR_0_GDESC_CSUM, &p))
+				stalefs_mark_desc_dirty(fs, g);
+		}
+		check_desc_locations(ctx, g);
+		if (flags & ~STALEFS_BG_FLAGS_ALL) {
+			p.num = flags;
+			if (fix_problem(ctx, PR_0_BG_FLAGS, &p)) {
+				d->bg_flags = cpu_to_le16(flags & STALEFS_BG_FLAGS_ALL);
+				stalefs_mark_desc_dirty(fs, g);
+			}
+		}
+	}
+	err = stalefs_read_bitmaps(fs);
+	if (err) {
+		/* Unreadable bitmaps are rebuilt in pass 5; the library treats them as full meanwhile. */
+		p.group = 0;
+		p.str = error_message(err);
+		fix_problem(ctx, PR_0_BITMAP_READ, &p);
+	}
+	fs->bitmaps_loaded = true;
+	for (g = 0; g < fs->geom.groups_count; g++)
+		check_itable_unused(ctx, g);
+}
