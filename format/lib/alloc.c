@@ -372,8 +372,12 @@ static u32 pick_inode_group(stalefs_fs *fs, u32 parent, bool is_dir)
 	u32 ngroups = g->groups_count, pgroup, i, best = ~0u;
 	u64 avg_free = le32_to_cpu(fs->sb.s_free_inodes_count) / ngroups;
 
+	/* Nothing ordinary allocated yet: this is mkfs making lost+found, which FORMAT.md
+	 * puts in the first ordinary inode (11), so it is not spread to another group. */
+	bool first_ino = le32_to_cpu(fs->sb.s_free_inodes_count) == g->inodes_count - (STALEFS_FIRST_INO - 1);
+
 	pgroup = stalefs_ino_valid(fs, parent) ? stalefs_ino_group(g, parent) : 0;
-	if (is_dir && ngroups > 1) {
+	if (is_dir && ngroups > 1 && !first_ino) {
 		u32 best_dirs = ~0u;
 
 		for (i = 0; i < ngroups; i++) {
