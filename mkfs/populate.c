@@ -14,6 +14,20 @@
 #include <sys/sysmacros.h>
 #include "mkfs.h"
 
+/*
+ * Open without touching the source's atimes where we may (our own files, or
+ * CAP_FOWNER): reading a directory in the counting pass would otherwise move
+ * its atime before the copying pass records it.
+ */
+static int open_noatime(int dirfd, const char *name, int flags)
+{
+	int fd = openat(dirfd, name, flags | O_NOATIME);
+
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, flags);
+	return fd;
+}
+
 /* ---- counting first ---- */
 
 static errcode_t estimate_dir(int dirfd, char *path, size_t plen, size_t pcap, u32 bs,
@@ -63,7 +77,7 @@ static errcode_t estimate_dir(int dirfd, char *path, size_t plen, size_t pcap, u
 			}
 			est->blocks += st.st_size > STALEFS_INLINE_SYMLINK_MAX;
 		} else if (S_ISDIR(st.st_mode)) {
-			int sub = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int sub = open_noatime(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 			if (sub < 0) {
 				snprintf(est->bad_path, sizeof(est->bad_path), "%s", path);
@@ -89,7 +103,7 @@ errcode_t populate_estimate(const char *dir, u32 block_size, struct populate_est
 
 	memset(est, 0, sizeof(*est));
 	snprintf(path, sizeof(path), "%s", dir);
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open_noatime(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(est->bad_path, sizeof(est->bad_path), "%s", dir);
 		return errno;
@@ -191,19 +205,54 @@ static errcode_t add_hard_link(stalefs_fs *fs, u32 dir, const char *name, u32 in
 
 static errcode_t copy_entry(struct populate *p, int dirfd, u32 dir, const char *name, size_t plen);
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static errcode_t copy_dir(struct populate *p, int dirfd, u32 dir, size_t plen)
 {
-	struct dirent **names;
-	int n, i;
+	char **names = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *de;
 	errcode_t err = 0;
+	/* Our own descriptor (opened O_NOATIME): scandirat would reopen the directory without it. */
+	int fd = dup(dirfd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 
+	if (!d) {
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	while ((errno = 0, de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (n == cap) {
+			char **more = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof(*names));
+
+			if (!more) {
+				err = STALEFS_ERR_NO_MEMORY;
+				break;
+			}
+			names = more;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n]) {
+			err = STALEFS_ERR_NO_MEMORY;
+			break;
+		}
+		n++;
+	}
+	if (!err && errno)
+		err = errno;
+	closedir(d);
 	/* Sorted, so the same tree always makes the same image. */
-	n = scandirat(dirfd, ".", &names, NULL, alphasort);
-	if (n < 0)
-		return errno;
+	qsort(names, n, sizeof(*names), cmp_name);
 	for (i = 0; i < n; i++) {
-		if (!err && strcmp(names[i]->d_name, ".") && strcmp(names[i]->d_name, ".."))
-			err = copy_entry(p, dirfd, dir, names[i]->d_name, plen);
+		if (!err)
+			err = copy_entry(p, dirfd, dir, names[i], plen);
 		free(names[i]);
 	}
 	free(names);
@@ -235,7 +284,7 @@ static errcode_t copy_entry(struct populate *p, int dirfd, u32 dir, const char *
 		err = stalefs_mkdir(fs, dir, name, (u16)(st.st_mode & 07777), (u32)st.st_uid, (u32)st.st_gid, &ino);
 		if (err)
 			goto out;
-		sub = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		sub = open_noatime(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0) {
 			err = errno;
 			goto out;
@@ -259,7 +308,7 @@ static errcode_t copy_entry(struct populate *p, int dirfd, u32 dir, const char *
 		if (err)
 			goto out;
 		if (st.st_size > 0) {
-			fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+			fd = open_noatime(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 			if (fd < 0) {
 				err = errno;
 				goto out;
@@ -300,7 +349,7 @@ errcode_t populate_fs(stalefs_fs *fs, const char *dir, char *failed, size_t fail
 	p.failed = failed;
 	p.failed_len = failed_len;
 	snprintf(p.path, sizeof(p.path), "%s", dir);
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open_noatime(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		snprintf(failed, failed_len, "%s", dir);
 		return errno;
