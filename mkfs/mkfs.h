@@ -18,6 +18,9 @@ struct mkfs_options {
 	u64 size_bytes;
 	bool block_size_given;
 	bool dry_run, quiet;
+	/* Done once every check has passed, so a refused mkfs leaves the target as it was. */
+	bool create_file;	/* the target does not exist: create it */
+	bool extend_file;	/* a regular file shorter than the size asked for: extend it */
 	int force;
 };
 

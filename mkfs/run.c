@@ -42,17 +42,10 @@ static int size_target(struct mkfs_options *o, u64 *bytes)
 	if (stat(o->device, &st) < 0) {
 		if (errno != ENOENT || !o->size_bytes)
 			return fail(errno, "opening %s", o->device);
-		if (o->dry_run) {
-			*bytes = o->size_bytes;
-			return EXIT_OK;
-		}
-		int fd = open(o->device, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
-
-		if (fd < 0)
-			return fail(errno, "creating %s", o->device);
-		close(fd);
-		if (stat(o->device, &st) < 0)
-			return fail(errno, "opening %s", o->device);
+		/* Created later, so a refused mkfs leaves nothing behind. */
+		*bytes = o->size_bytes;
+		o->create_file = !o->dry_run;
+		return EXIT_OK;
 	}
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 		return fail(STALEFS_ERR_BAD_ARGUMENT, "checking %s: not a regular file or block device",
@@ -71,8 +64,7 @@ static int size_target(struct mkfs_options *o, u64 *bytes)
 				(unsigned long long)*bytes);
 			return EXIT_ERROR;
 		}
-		if (o->size_bytes > *bytes && !o->dry_run && truncate(o->device, (off_t)o->size_bytes) < 0)
-			return fail(errno, "extending %s to the requested size", o->device);
+		o->extend_file = o->size_bytes > *bytes && !o->dry_run;
 		*bytes = o->size_bytes;
 	}
 	return EXIT_OK;
@@ -176,6 +168,21 @@ int mkfs_run(struct mkfs_options *o)
 			fprintf(stderr, "%s: cancelled; nothing written\n", program_name);
 			return EXIT_ERROR;
 		}
+	}
+	if (o->create_file) {
+		int fd = open(o->device, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			return fail(errno, "creating %s", o->device);
+		if (ftruncate(fd, (off_t)o->size_bytes) < 0) {
+			rc = fail(errno, "extending %s to the requested size", o->device);
+			close(fd);
+			unlink(o->device);
+			return rc;
+		}
+		close(fd);
+	} else if (o->extend_file && truncate(o->device, (off_t)o->size_bytes) < 0) {
+		return fail(errno, "extending %s to the requested size", o->device);
 	}
 	err = stalefs_mkfs(o->device, p, &fs);
 	if (err)
