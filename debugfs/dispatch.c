@@ -4,6 +4,7 @@
  * the fuzzer links this instead of libss, and the words are split the way
  * ss_execute_line splits them (whitespace, double quotes group).
  */
+#include <unistd.h>
 #include <ss/ss.h>
 #include "debugfs.h"
 
@@ -54,6 +55,7 @@ bool dbg_execute(char *line)
 	}
 	if (argc == 0 || argv[0][0] == '#')
 		return true;
+	opterr = 0;
 	for (e = debug_cmds.requests; e->command_names; e++) {
 		const char *const *n;
 

@@ -12,7 +12,7 @@
 #define S(f) offsetof(struct stalefs_super_block, f), sizeof(((struct stalefs_super_block *)0)->f)
 #define D(f) offsetof(struct stalefs_group_desc, f), sizeof(((struct stalefs_group_desc *)0)->f)
 #define IB offsetof(struct stalefs_inode, i_block)
-#define EB 40	/* the node header inside a tree block */
+#define EB offsetof(struct stalefs_extent_block, eb_hdr)	/* the node header inside a tree block */
 
 const struct field inode_fields[] = {
 	{ "mode", I(i_mode), F_UINT, 0, 0 },

@@ -126,6 +126,8 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
+	/* Commands parse their own options with getopt and report errors in one line themselves. */
+	opterr = 0;
 	if (restore) {
 		if (argc - optind != 2)
 			usage();
