@@ -173,7 +173,7 @@ START_TEST(uninit_group_first_use)
 {
 	struct scratch s;
 	stalefs_fs *fs = mk8(&s);
-	const struct stalefs_geom *g = &fs->geom;
+	const struct stalefs_geom *g = &fs->geom;	/* reset after each reopen */
 	u32 grp = 6, got;
 	u64 first = stalefs_group_first_block(g, grp), start, b;
 	u64 free_before = le32_to_cpu(fs->groups[grp].desc.bg_free_blocks_count);
@@ -185,6 +185,7 @@ START_TEST(uninit_group_first_use)
 	/* The first free block of a fresh group is right after its metadata. */
 	ck_assert_uint_eq(start, first + stalefs_group_meta_blocks(g, grp));
 	fs = scratch_reopen(&s);
+	g = &fs->geom;
 	ck_assert_msg(!(le16_to_cpu(fs->groups[grp].desc.bg_flags) & STALEFS_BG_BLOCK_UNINIT),
 		      "block bitmap still uninitialised after use");
 	ck_assert_uint_ne(le32_to_cpu(fs->groups[grp].desc.bg_block_bitmap_csum), 0);

@@ -231,6 +231,7 @@ START_TEST(flag_change_deep)
 	build(t.fs, &l, n, len, STALEFS_EXT_UNWRITTEN);
 	ck_ok(stalefs_extent_write(t.fs, t.ino, &t.inode, &l));
 	ck_assert_uint_eq(le16_to_cpu(stalefs_inode_eh(&t.inode)->eh_depth), 2);
+	stalefs_extent_list_free(&l);
 	for (k = 0; k < 5; k++) {
 		u32 lblk = targets[k] * (len + 1) + 1;	/* the second block of the extent */
 
