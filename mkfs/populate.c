@@ -249,7 +249,8 @@ static errcode_t copy_dir(struct populate *p, int dirfd, u32 dir, size_t plen)
 		err = errno;
 	closedir(d);
 	/* Sorted, so the same tree always makes the same image. */
-	qsort(names, n, sizeof(*names), cmp_name);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_name);
 	for (i = 0; i < n; i++) {
 		if (!err)
 			err = copy_entry(p, dirfd, dir, names[i], plen);
