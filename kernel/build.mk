@@ -38,4 +38,17 @@ kernel-dkms:
 kernel-clean:
 	-if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(abspath kernel) clean; fi
 
-CLEAN_EXTRA += ; $(MAKE) kernel-clean
+CLEAN_EXTRA += $(MAKE) kernel-clean;
+INSTALL_EXTRA += $(MAKE) kernel-install;
+
+# fsx: our random-operation exerciser, run inside the VM by kernel-fsx.sh.
+FSX := $(BUILD)/fsx
+PROGRAMS += $(FSX)
+$(FSX): tests/vm/fsx.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g $(SANFLAGS) $< -o $@ $(SANFLAGS)
+
+# Long random-operation run in the VM (not part of `make check`).
+.PHONY: kernel-soak
+kernel-soak: kernel $(FSX) $(BUILD)/mkfs.stalefs
+	tests/vm/run-vm --timeout 7200 tests/vm/soak/kernel-fsx-soak.sh
