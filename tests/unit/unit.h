@@ -9,7 +9,8 @@
 
 /* A scratch filesystem in a temporary file, made by stalefs_mkfs. */
 struct scratch {
-	char path[64];
+	char path[64];		/* /proc/self/fd/N: the file is unlinked at once */
+	int fd;
 	stalefs_fs *fs;
 	struct stalefs_mkfs_params p;
 };
@@ -20,7 +21,7 @@ stalefs_fs *scratch_mkfs_with(struct scratch *s, u64 bytes, u32 bs,
 stalefs_fs *scratch_mkfs(struct scratch *s, u64 bytes, u32 bs);
 /* Close (flushing everything) and open again read-write from the disk. */
 stalefs_fs *scratch_reopen(struct scratch *s);
-/* Close and remove the image. */
+/* Close the filesystem and the image (already unlinked). */
 void scratch_done(struct scratch *s);
 
 /* Deterministic pseudo-random numbers (xorshift), so a failing run repeats. */
