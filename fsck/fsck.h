@@ -59,6 +59,8 @@ struct group_info {
 	u8 *orig_bb;		/* on-disk block bitmap kept for pass 5 (NULL: uninitialised) */
 	u8 *orig_ib;		/* on-disk inode bitmap kept for pass 5 */
 	bool orig_bb_loaded, orig_ib_loaded;
+	u8 *snap_bb, *snap_ib;	/* the computed maps at the swap: what repairs changed since is theirs */
+	bool snap_taken;
 };
 
 struct dir_info {

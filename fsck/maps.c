@@ -65,6 +65,8 @@ void maps_free(struct fsck_ctx *ctx)
 				free(gi->bmap);
 			free(gi->orig_bb);
 			free(gi->orig_ib);
+			free(gi->snap_bb);
+			free(gi->snap_ib);
 		}
 	}
 	free(ctx->groups);
@@ -478,9 +480,22 @@ void maps_swap_into_fs(struct fsck_ctx *ctx)
 						bit_set(grp->inode_bitmap, i);
 		}
 		grp->ib_dirty = false;
-		/* A map the library makes up must not be re-read from disk. */
-		if (!grp->block_bitmap && !(flags & STALEFS_BG_BLOCK_UNINIT))
-			grp->block_bitmap = xcalloc(1, bb_bytes(ctx));
+		/*
+		 * Repairs allocate and free through the library from here on; a
+		 * snapshot lets pass 5 tell their changes (written, not reported)
+		 * from differences that were on disk.  -n repairs nothing.
+		 */
+		if (!(ctx->options & OPT_READONLY)) {
+			gi->snap_taken = true;
+			if (grp->block_bitmap) {
+				gi->snap_bb = xcalloc(1, bb_bytes(ctx));
+				memcpy(gi->snap_bb, grp->block_bitmap, bb_bytes(ctx));
+			}
+			if (grp->inode_bitmap) {
+				gi->snap_ib = xcalloc(1, ib_bytes(ctx));
+				memcpy(gi->snap_ib, grp->inode_bitmap, ib_bytes(ctx));
+			}
+		}
 	}
 	ctx->maps_swapped = true;
 }

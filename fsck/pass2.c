@@ -250,7 +250,7 @@ static void salvage_at(struct block_state *b, u32 prev, u32 off)
 	b->dirty = true;
 }
 
-static void check_header(struct block_state *b, bool *usable)
+static void check_header(struct block_state *b, bool *usable, bool *fresh)
 {
 	struct fsck_ctx *ctx = b->ctx;
 	struct stalefs_dir_block *db = (void *)b->buf;
@@ -258,6 +258,7 @@ static void check_header(struct block_state *b, bool *usable)
 	int rule = 0;
 
 	*usable = true;
+	*fresh = false;
 	memset(&p, 0, sizeof(p));
 	p.ino = b->dir;
 	p.lblk = b->lblk;
@@ -269,8 +270,9 @@ static void check_header(struct block_state *b, bool *usable)
 
 			dirblock_init(ctx, b->buf, b->pblk, b->dir, b->lblk, 0);
 			if (b->lblk == 0 && di)
-				di->dotdot = 0;
+				di->dotdot = 0;	/* pass 3 points '..' at the parent */
 			b->dirty = true;
+			*fresh = true;
 		} else {
 			*usable = false;
 		}
@@ -298,12 +300,18 @@ static void check_block(struct fsck_ctx *ctx, u8 *buf, const struct dir_block *d
 	struct block_state b = { ctx, buf, dbe->pblk, dbe->ino, dbe->lblk, false, false };
 	u32 bs = ctx->fs->block_size, off = sizeof(struct stalefs_dir_block), prev = 0, index = 0;
 	struct stalefs_dir_entry *dot = NULL;
-	bool usable;
+	bool usable, fresh;
 	struct problem_ctx p;
 
-	check_header(&b, &usable);
+	check_header(&b, &usable, &fresh);
 	if (!usable)
 		return;
+	if (fresh) {
+		/* Made empty just now: only its '.' to count. */
+		if (b.lblk == 0)
+			inode_count_ref(ctx, b.dir, 1);
+		off = bs;
+	}
 	while (off < bs) {
 		struct stalefs_dir_entry *de = (void *)(buf + off);
 		u32 rec_len = bs - off >= 8 ? le16_to_cpu(de->rec_len) : 0;

@@ -49,8 +49,13 @@ static void run_add(struct diff_run *r, u64 n, bool used)
 	r->start = r->end = n;
 }
 
-/* Differences in one group's bitmap: truth (computed) against what the disk says. */
-static bool compare_maps(struct diff_run *r, const u8 *truth, const u8 *disk, u64 nbits, u64 base)
+/*
+ * Differences in one group's bitmap: truth (computed) against what the disk
+ * says.  Bits a repair changed since the swap (truth differs from snap) are
+ * the repair's own doing: written, not reported.
+ */
+static bool compare_maps(struct diff_run *r, const u8 *truth, const u8 *disk, const u8 *snap, u64 nbits,
+			 u64 base)
 {
 	u64 i;
 	bool differ = false;
@@ -60,6 +65,8 @@ static bool compare_maps(struct diff_run *r, const u8 *truth, const u8 *disk, u6
 	for (i = 0; i < nbits; i++) {
 		bool t = bit_test(truth, i), d = bit_test(disk, i);
 
+		if (snap && bit_test(snap, i) != t)
+			continue;
 		if (t != d) {
 			run_add(r, base + i, t);
 			differ = true;
@@ -73,12 +80,12 @@ static void check_block_bitmaps(struct fsck_ctx *ctx, bool *differs)
 	stalefs_fs *fs = ctx->fs;
 	const struct stalefs_geom *g = &fs->geom;
 	struct diff_run r = { ctx, PR_5_BBITMAP_USED, PR_5_BBITMAP_FREE, false, false, 0, 0, false };
-	u8 *tmp_t = malloc(bb_bytes(ctx)), *tmp_d = malloc(bb_bytes(ctx));
+	u8 *tmp_t = malloc(bb_bytes(ctx)), *tmp_d = malloc(bb_bytes(ctx)), *tmp_s = malloc(bb_bytes(ctx));
 	u32 grp;
 
 	for (grp = 0; grp < g->groups_count; grp++) {
 		struct group_info *gi = &ctx->groups[grp];
-		const u8 *truth = fs->groups[grp].block_bitmap, *disk = gi->orig_bb;
+		const u8 *truth = fs->groups[grp].block_bitmap, *disk = gi->orig_bb, *snap = gi->snap_bb;
 
 		fsck_check_cancel(ctx);
 		if (!truth && !gi->orig_bb_loaded)
@@ -91,12 +98,17 @@ static void check_block_bitmaps(struct fsck_ctx *ctx, bool *differs)
 			group_meta_bitmap(ctx, grp, tmp_d);
 			disk = tmp_d;
 		}
-		differs[grp] = compare_maps(&r, truth, disk, stalefs_group_nblocks(g, grp),
+		if (gi->snap_taken && !snap) {
+			group_meta_bitmap(ctx, grp, tmp_s);
+			snap = tmp_s;
+		}
+		differs[grp] = compare_maps(&r, truth, disk, snap, stalefs_group_nblocks(g, grp),
 					    stalefs_group_first_block(g, grp));
 	}
 	run_flush(&r);
 	free(tmp_t);
 	free(tmp_d);
+	free(tmp_s);
 }
 
 static void check_inode_bitmaps(struct fsck_ctx *ctx, bool *differs)
@@ -104,12 +116,12 @@ static void check_inode_bitmaps(struct fsck_ctx *ctx, bool *differs)
 	stalefs_fs *fs = ctx->fs;
 	const struct stalefs_geom *g = &fs->geom;
 	struct diff_run r = { ctx, PR_5_IBITMAP_USED, PR_5_IBITMAP_FREE, false, false, 0, 0, false };
-	u8 *tmp_t = malloc(ib_bytes(ctx)), *tmp_d = malloc(ib_bytes(ctx));
+	u8 *tmp_t = malloc(ib_bytes(ctx)), *tmp_d = malloc(ib_bytes(ctx)), *tmp_s = malloc(ib_bytes(ctx));
 	u32 grp;
 
 	for (grp = 0; grp < g->groups_count; grp++) {
 		struct group_info *gi = &ctx->groups[grp];
-		const u8 *truth = fs->groups[grp].inode_bitmap, *disk = gi->orig_ib;
+		const u8 *truth = fs->groups[grp].inode_bitmap, *disk = gi->orig_ib, *snap = gi->snap_ib;
 
 		if (!truth && !gi->orig_ib_loaded)
 			continue;
@@ -121,11 +133,17 @@ static void check_inode_bitmaps(struct fsck_ctx *ctx, bool *differs)
 			inode_pad_bitmap(ctx, tmp_d);
 			disk = tmp_d;
 		}
-		differs[grp] = compare_maps(&r, truth, disk, g->inodes_per_group, (u64)grp * g->inodes_per_group + 1);
+		if (gi->snap_taken && !snap) {
+			inode_pad_bitmap(ctx, tmp_s);
+			snap = tmp_s;
+		}
+		differs[grp] = compare_maps(&r, truth, disk, snap, g->inodes_per_group,
+					    (u64)grp * g->inodes_per_group + 1);
 	}
 	run_flush(&r);
 	free(tmp_t);
 	free(tmp_d);
+	free(tmp_s);
 }
 
 static u32 count_zero_bits(const u8 *map, u64 nbits)

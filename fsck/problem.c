@@ -55,7 +55,7 @@ static const struct problem table[] = {
 	/* ---- pass 0 ---- */
 	{ PR_0_SB_CORRUPT, "The primary superblock is unusable (%s).\n"
 	  "Using the backup superblock at block %b.", P_NONE, PR_MSG_ONLY | PR_PREEN_OK, 0 },
-	{ PR_0_SB_CSUM, "Superblock checksum does not match (0x%x, should be 0x%X).", P_FIX, PR_PREEN_OK, 0 },
+	{ PR_0_SB_CSUM, "Superblock checksum does not match.", P_FIX, PR_PREEN_OK, 0 },
 	{ PR_0_SB_FIRST_INO, "Superblock first ordinary inode is %N, should be 11.", P_FIX, 0, 0 },
 	{ PR_0_SB_STATE, "Superblock state has unknown bits set (0x%x).", P_FIX, PR_PREEN_OK, 0 },
 	{ PR_0_SB_ERRORS, "Superblock error behaviour is %N, not continue (1), remount-ro (2) or panic (3).",

@@ -87,7 +87,7 @@ int fsck_open(struct fsck_ctx *ctx)
 		exit(FSCK_ERROR);
 	}
 	if (err == STALEFS_ERR_UNSUPP_FEATURE || err == STALEFS_ERR_MOUNTED ||
-	    (err && err < 256 /* an errno: the device itself */)) {
+	    (err > 0 && err < 4096 /* an errno: the device itself */)) {
 		com_err(ctx->program, err, "while trying to open %s", ctx->device);
 		if (err == STALEFS_ERR_UNSUPP_FEATURE)
 			fprintf(stderr, "%s: this fsck.stalefs does not know the filesystem's "
@@ -139,6 +139,24 @@ int fsck_open(struct fsck_ctx *ctx)
 			ctx->changed = true;
 	}
 	ctx->fs = fs;
+	if (ctx->sb_block)
+		ctx->used_backup = true;	/* -b: the primary is rewritten from it */
+	if (ctx->used_backup) {
+		u32 g;
+
+		/*
+		 * A backup's descriptors are as old as the backup: groups it calls
+		 * uninitialised may have been used since.  Scan everything, as
+		 * e2fsck does; pass 5 rewrites bitmaps and counts.
+		 */
+		for (g = 0; g < fs->geom.groups_count; g++) {
+			struct stalefs_group_desc *d = &fs->groups[g].desc;
+
+			d->bg_flags = cpu_to_le16(le16_to_cpu(d->bg_flags) & ~STALEFS_BG_FLAGS_ALL);
+			d->bg_itable_unused = 0;
+			stalefs_mark_desc_dirty(fs, g);
+		}
+	}
 	if (ctx->options & OPT_READONLY)
 		stalefs_io_set_cache_limit(fs->io, (256u << 10) / fs->block_size);
 	ctx->stale_gid = le32_to_cpu(fs->sb.s_stale_gid);
