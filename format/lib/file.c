@@ -158,6 +158,16 @@ static errcode_t write_range(stalefs_fs *fs, u32 ino, struct stalefs_extent_list
 				hole = l->ext[idx].lblk - lblk;
 			if (hole > STALEFS_EXT_MAX_LEN)
 				hole = STALEFS_EXT_MAX_LEN;
+			if (!buf) {
+				/* Zeros over a hole: it reads as zeros already and stays a hole (libstalefs.h). */
+				u64 skip = hole * bs - in;
+
+				if (skip > len)
+					skip = len;
+				off += skip;
+				len -= skip;
+				continue;
+			}
 			err = stalefs_alloc_blocks(fs, alloc_goal(fs, ino, l, lblk), (u32)hole, &start, &got);
 			if (err)
 				break;
