@@ -270,6 +270,36 @@ START_TEST(unwritten_reads_zeros_stale_reads_disk)
 }
 END_TEST
 
+/* Writing zeros (buf NULL) zeroes mapped blocks and leaves holes as holes (libstalefs.h). */
+START_TEST(null_write_keeps_holes)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs(&s, 8 << 20, 4096);
+	u32 ino = new_file(fs, "z");
+	u8 blk[4096], buf[7 * 4096];
+	u64 pblk, free0;
+	u16 flags;
+	size_t got;
+
+	memset(blk, 0xEE, sizeof(blk));
+	ck_ok(stalefs_file_write(fs, ino, 0, blk, 4096));
+	ck_ok(stalefs_file_write(fs, ino, 5 * 4096, blk, 4096));
+	free0 = le64_to_cpu(fs->sb.s_free_blocks_count);
+	ck_ok(stalefs_file_write(fs, ino, 2048, NULL, 7 * 4096 - 2048));
+	ck_assert_uint_eq(le64_to_cpu(fs->sb.s_free_blocks_count), free0);
+	ck_ok(stalefs_bmap(fs, ino, 3, &pblk, &flags));
+	ck_assert_uint_eq(pblk, 0);
+	ck_ok(stalefs_bmap(fs, ino, 6, &pblk, &flags));
+	ck_assert_uint_eq(pblk, 0);
+	ck_ok(stalefs_file_read(fs, ino, 0, buf, sizeof(buf), &got));
+	ck_assert_uint_eq(got, 7 * 4096);
+	ck_assert(all_bytes(buf, 2048, 0xEE));
+	ck_assert(all_bytes(buf + 2048, sizeof(buf) - 2048, 0));
+	i_blocks_matches(fs, ino);
+	scratch_done(&s);
+}
+END_TEST
+
 START_TEST(stale_needs_permitted_group)
 {
 	struct scratch s;
@@ -439,6 +469,7 @@ Suite *file_suite(void)
 	tcase_add_loop_test(tc, random_writes_against_model, 0, 2);
 	tcase_add_test(tc, sparse_holes);
 	tcase_add_test(tc, unwritten_reads_zeros_stale_reads_disk);
+	tcase_add_test(tc, null_write_keeps_holes);
 	tcase_add_test(tc, stale_needs_permitted_group);
 	tcase_add_test(tc, truncate_down_and_up);
 	tcase_add_test(tc, punch_holes);
