@@ -371,20 +371,26 @@ errcode_t stalefs_fallocate(stalefs_fs *fs, u32 ino, u32 lblk, u32 count, bool s
 		stalefs_extent_list_free(&l);
 		return STALEFS_ERR_NOT_REGULAR;
 	}
-	/* Unwritten extents in the range become STALE too; written ones are left alone. */
-	if (stale) {
-		u32 i;
+	/* Unwritten extents in the range become STALE too; written ones are left alone.
+	 * Walk by logical block: a converted extent may merge with its neighbour,
+	 * which shifts the indices of those after it. */
+	while (stale && cur < end && !err) {
+		u32 idx;
+		u64 t;
 
-		for (i = 0; i < l.count && !err; i++) {
-			struct stalefs_extent_info e = l.ext[i];
-			u64 s = e.lblk > lblk ? e.lblk : lblk;
-			u64 t = (u64)e.lblk + e.len < end ? (u64)e.lblk + e.len : end;
-
-			if (s < t && (e.flags & STALEFS_EXT_UNWRITTEN))
-				err = stalefs_extent_list_change_flags(&l, (u32)s, (u32)(t - s),
-								       STALEFS_EXT_UNWRITTEN, STALEFS_EXT_STALE);
+		if (!stalefs_extent_list_find(&l, (u32)cur, &idx)) {
+			if (idx >= l.count || l.ext[idx].lblk >= end)
+				break;
+			cur = l.ext[idx].lblk;
+			continue;
 		}
+		t = (u64)l.ext[idx].lblk + l.ext[idx].len < end ? (u64)l.ext[idx].lblk + l.ext[idx].len : end;
+		if (l.ext[idx].flags & STALEFS_EXT_UNWRITTEN)
+			err = stalefs_extent_list_change_flags(&l, (u32)cur, (u32)(t - cur),
+							       STALEFS_EXT_UNWRITTEN, STALEFS_EXT_STALE);
+		cur = t;
 	}
+	cur = lblk;
 	while (cur < end && !err) {
 		u32 idx, hole;
 		u64 start;
