@@ -300,6 +300,38 @@ START_TEST(null_write_keeps_holes)
 }
 END_TEST
 
+/*
+ * fallocate(stale) over several unwritten extents, the first of which merges
+ * with a stale neighbour when converted: every unwritten one must turn STALE.
+ */
+START_TEST(stale_over_many_unwritten)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs_with(&s, 8 << 20, 4096, with_stale_gid);
+	u32 ino = new_file(fs, "f"), other = new_file(fs, "other"), b;
+	u64 pblk, p3, p6;
+	u16 flags;
+
+	ck_ok(stalefs_truncate(fs, ino, 12 * 4096));
+	ck_ok(stalefs_fallocate(fs, ino, 0, 3, true));
+	ck_ok(stalefs_fallocate(fs, ino, 3, 3, false));
+	ck_ok(stalefs_file_write(fs, other, 0, "x", 1));	/* takes the block after them */
+	ck_ok(stalefs_fallocate(fs, ino, 6, 3, false));
+	ck_ok(stalefs_fallocate(fs, ino, 10, 2, false));
+	ck_ok(stalefs_bmap(fs, ino, 5, &p3, &flags));
+	ck_ok(stalefs_bmap(fs, ino, 6, &p6, &flags));
+	ck_assert_msg(p6 != p3 + 1, "test setup: blocks 5 and 6 should not be contiguous");
+	ck_ok(stalefs_fallocate(fs, ino, 0, 12, true));
+	for (b = 0; b < 12; b++) {
+		ck_ok(stalefs_bmap(fs, ino, b, &pblk, &flags));
+		ck_assert_uint_ne(pblk, 0);
+		ck_assert_msg(flags == STALEFS_EXT_STALE, "block %u has flags %u, expected STALE", b, flags);
+	}
+	i_blocks_matches(fs, ino);
+	scratch_done(&s);
+}
+END_TEST
+
 START_TEST(stale_needs_permitted_group)
 {
 	struct scratch s;
@@ -470,6 +502,7 @@ Suite *file_suite(void)
 	tcase_add_test(tc, sparse_holes);
 	tcase_add_test(tc, unwritten_reads_zeros_stale_reads_disk);
 	tcase_add_test(tc, null_write_keeps_holes);
+	tcase_add_test(tc, stale_over_many_unwritten);
 	tcase_add_test(tc, stale_needs_permitted_group);
 	tcase_add_test(tc, truncate_down_and_up);
 	tcase_add_test(tc, punch_holes);
