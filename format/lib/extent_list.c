@@ -140,9 +140,13 @@ errcode_t stalefs_extent_list_remove(struct stalefs_extent_list *l, u32 lblk, u3
 		return 0;
 	idx = split_at_edges(l, lblk, end);
 	while (idx < l->count && l->ext[idx].lblk < end) {
-		if (old)
-			stalefs_extent_list_append(old, l->ext[idx].lblk, l->ext[idx].len,
-						   l->ext[idx].pblk, l->ext[idx].flags);
+		if (old) {
+			/* In order even when old already holds later pieces (append would refuse them). */
+			u32 pos;
+
+			stalefs_extent_list_find(old, l->ext[idx].lblk, &pos);
+			insert_at(old, pos, l->ext[idx]);
+		}
 		remove_at(l, idx);
 	}
 	return 0;
