@@ -69,5 +69,6 @@ Suite *extent_tree_suite(void);
 Suite *dir_suite(void);
 Suite *file_suite(void);
 Suite *mkfs_lib_suite(void);
+Suite *open_suite(void);
 
 #endif
