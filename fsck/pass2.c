@@ -383,7 +383,8 @@ void pass2(struct fsck_ctx *ctx)
 	if (!run)
 		fsck_fatal(ctx, STALEFS_ERR_NO_MEMORY, "while allocating the directory buffer");
 	pass_header(ctx, PR_2_PASS_HEADER);
-	qsort(ctx->dblist, ctx->ndb, sizeof(*ctx->dblist), cmp_pblk);
+	if (ctx->ndb)
+		qsort(ctx->dblist, ctx->ndb, sizeof(*ctx->dblist), cmp_pblk);
 	while (i < ctx->ndb) {
 		u32 n = 1;
 		errcode_t err;

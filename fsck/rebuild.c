@@ -104,6 +104,8 @@ static void sort_rebuilds(struct fsck_ctx *ctx)
 {
 	u32 i, j = 0;
 
+	if (!ctx->nrebuilds)
+		return;
 	qsort(ctx->rebuilds, ctx->nrebuilds, sizeof(*ctx->rebuilds), cmp_rebuild);
 	for (i = 0; i < ctx->nrebuilds; i++) {
 		if (j > 0 && ctx->rebuilds[j - 1].ino == ctx->rebuilds[i].ino)

@@ -1,0 +1,10 @@
+# The fsck corruption corpus: tests/fsck/run builds each damaged image from
+# scratch and compares two fsck runs with the expectations, in parallel.
+# `make check-fsck` runs it with the sanitized tools (build/san), then with
+# the normal build.
+.PHONY: check-fsck
+CHECK_TARGETS += check-fsck
+check-fsck: $(BUILD)/fsck.stalefs $(BUILD)/mkfs.stalefs $(BUILD)/debugfs.stalefs
+	$(MAKE) --no-print-directory SAN=1 $(SANBIN)/fsck.stalefs $(SANBIN)/mkfs.stalefs $(SANBIN)/debugfs.stalefs
+	FSCK=$(SANBIN)/fsck.stalefs MKFS=$(SANBIN)/mkfs.stalefs DEBUGFS=$(SANBIN)/debugfs.stalefs tests/fsck/run
+	FSCK=$(BIN)/fsck.stalefs MKFS=$(BIN)/mkfs.stalefs DEBUGFS=$(BIN)/debugfs.stalefs tests/fsck/run
