@@ -51,12 +51,17 @@ static void synth_block_bitmap(stalefs_fs *fs, u32 group, u8 *map)
 	memset(map, 0, bb_bytes(fs));
 	for (i = 0; i < stalefs_group_super_blocks(g, group); i++)
 		bit_set(map, i);
+	/* A damaged descriptor (opened with FORCE) may place these outside the group:
+	 * only positions inside this bitmap are marked. */
 	for (i = 0; i < g->block_bitmap_blocks; i++)
-		bit_set(map, le64_to_cpu(d->bg_block_bitmap) - first + i);
+		if (le64_to_cpu(d->bg_block_bitmap) - first + i < bits)
+			bit_set(map, le64_to_cpu(d->bg_block_bitmap) - first + i);
 	for (i = 0; i < g->inode_bitmap_blocks; i++)
-		bit_set(map, le64_to_cpu(d->bg_inode_bitmap) - first + i);
+		if (le64_to_cpu(d->bg_inode_bitmap) - first + i < bits)
+			bit_set(map, le64_to_cpu(d->bg_inode_bitmap) - first + i);
 	for (i = 0; i < g->inode_table_blocks; i++)
-		bit_set(map, le64_to_cpu(d->bg_inode_table) - first + i);
+		if (le64_to_cpu(d->bg_inode_table) - first + i < bits)
+			bit_set(map, le64_to_cpu(d->bg_inode_table) - first + i);
 	for (b = n; b < bits; b++)
 		bit_set(map, b);
 }
