@@ -124,7 +124,7 @@ static void obfuscate_dirblock(struct md_ctx *c, u8 *blk)
 		struct stalefs_dir_entry *de = (void *)(blk + off);
 		u32 rec_len = le16_to_cpu(de->rec_len);
 
-		if (rec_len < sizeof(*de) || off + rec_len > bs)
+		if (rec_len < sizeof(*de) || rec_len % 4 || off + rec_len > bs)
 			break;	/* a broken chain: what follows is not trusted as names */
 		if (de->name_len && sizeof(*de) + de->name_len <= rec_len && !keep_name(de->name, de->name_len)) {
 			char name[STALEFS_NAME_LEN];

@@ -11,3 +11,57 @@ check-debugfs:
 	-$(MAKE) --no-print-directory SAN=0 build/fsck.stalefs
 	tests/debugfs/run-tests $(SANBIN)/debugfs.stalefs $(SANBIN)/mkfs.stalefs $(BIN)/fsck.stalefs
 	tests/debugfs/run-tests $(BIN)/debugfs.stalefs $(BIN)/mkfs.stalefs $(BIN)/fsck.stalefs
+
+# ---- the debugfs fuzzer (libFuzzer, clang) ----
+# Sources in tests/fuzz/debugfs/; everything is rebuilt with clang under
+# -fsanitize=fuzzer,address,undefined into build/fuzz.  `make fuzz-debugfs`
+# fuzzes for FUZZ_TIME seconds (default 600); check-fuzz-debugfs is the short
+# bounded run `make check` does.
+FUZZ_CC ?= clang
+FUZZ_DIR := build/fuzz
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror -O1 -g \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+	-Iformat -Iformat/core -Iformat/lib -Idebugfs -I$(FUZZ_DIR)/gen
+FUZZ_DEBUGFS := $(FUZZ_DIR)/fuzz_debugfs
+FUZZ_DEBUGFS_SRC := $(FORMAT_CORE_SRC) $(FORMAT_LIB_SRC) $(filter-out debugfs/main.c,$(wildcard debugfs/*.c)) \
+	tests/fuzz/debugfs/fuzz_debugfs.c
+FUZZ_DEBUGFS_OBJ := $(patsubst %.c,$(FUZZ_DIR)/%.o,$(FUZZ_DEBUGFS_SRC)) $(FUZZ_DIR)/gen/stalefs_err.o \
+	$(FUZZ_DIR)/gen/debug_cmds.o
+FUZZ_TIME ?= 600
+FUZZ_CORPUS := $(FUZZ_DIR)/corpus-debugfs
+
+$(FUZZ_DIR)/gen/stalefs_err.c $(FUZZ_DIR)/gen/stalefs_err.h: format/lib/stalefs_err.et
+	@mkdir -p $(FUZZ_DIR)/gen
+	cd $(FUZZ_DIR)/gen && compile_et $(abspath $<)
+
+$(FUZZ_DIR)/gen/debug_cmds.c: debugfs/debug_cmds.ct
+	@mkdir -p $(FUZZ_DIR)/gen
+	cd $(FUZZ_DIR)/gen && mk_cmds $(abspath $<)
+
+$(FUZZ_DIR)/gen/%.o: $(FUZZ_DIR)/gen/%.c
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-unused-parameter -c $< -o $@
+
+$(FUZZ_DIR)/%.o: %.c $(FUZZ_DIR)/gen/stalefs_err.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_DEBUGFS): $(FUZZ_DEBUGFS_OBJ)
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lcom_err -lz
+
+$(FUZZ_CORPUS)/.seeded: tests/fuzz/debugfs/make-seeds build/mkfs.stalefs build/debugfs.stalefs
+	tests/fuzz/debugfs/make-seeds $(FUZZ_CORPUS) build/mkfs.stalefs build/debugfs.stalefs
+	touch $@
+
+.PHONY: fuzz-debugfs check-fuzz-debugfs
+fuzz-debugfs: $(FUZZ_DEBUGFS) $(FUZZ_CORPUS)/.seeded
+	$(FUZZ_DEBUGFS) -max_total_time=$(FUZZ_TIME) -max_len=262144 -timeout=20 -close_fd_mask=3 $(FUZZ_CORPUS)
+
+# Bounded: 60 seconds on a private copy of the seeds, so `make check` does not grow the corpus.
+CHECK_TARGETS += check-fuzz-debugfs
+check-fuzz-debugfs:
+	$(MAKE) --no-print-directory SAN=0 build/mkfs.stalefs build/debugfs.stalefs
+	$(MAKE) --no-print-directory $(FUZZ_DEBUGFS) $(FUZZ_CORPUS)/.seeded
+	rm -rf $(FUZZ_DIR)/check-corpus-debugfs && mkdir -p $(FUZZ_DIR)/check-corpus-debugfs
+	$(FUZZ_DEBUGFS) -max_total_time=60 -max_len=262144 -timeout=20 -close_fd_mask=3 $(FUZZ_DIR)/check-corpus-debugfs $(FUZZ_CORPUS)
+
+-include $(shell find $(FUZZ_DIR) -name '*.d' 2>/dev/null)
