@@ -423,6 +423,51 @@ START_TEST(damaged_nodes_refused)
 }
 END_TEST
 
+/* The walk reports a bad node with its rule and block, and goes on with the others. */
+struct bad_seen {
+	int rule;
+	u64 block;
+	u32 extents;
+};
+
+static int bad_cb(stalefs_fs *fs, const struct stalefs_extent_walk *w, void *priv)
+{
+	struct bad_seen *b = priv;
+
+	(void)fs;
+	if (w->rule) {
+		b->rule = w->rule;
+		b->block = w->node_block;
+	} else if (!w->is_index) {
+		b->extents++;
+	}
+	return 0;
+}
+
+START_TEST(walk_reports_bad_node)
+{
+	struct tree_file t;
+	struct stalefs_extent_list l;
+	struct bad_seen seen = { 0, 0, 0 };
+	u8 buf[1024];
+	u64 second;
+
+	tf_open(&t, 16 << 20);
+	build(t.fs, &l, 3 * PER, 1, 0);
+	ck_ok(stalefs_extent_write(t.fs, t.ino, &t.inode, &l));
+	second = le64_to_cpu(stalefs_eh_index(stalefs_inode_eh(&t.inode))[1].ei_pblk);
+	ck_ok(stalefs_read_block(t.fs, second, buf));
+	buf[500] ^= 0x80;
+	ck_ok(stalefs_write_block(t.fs, second, buf));
+	ck_err(stalefs_extent_walk(t.fs, t.ino, &t.inode, bad_cb, &seen), STALEFS_ERR_EXTENT_CSUM);
+	ck_assert_int_eq(seen.rule, STALEFS_R_EXTBLK_CSUM);
+	ck_assert_uint_eq(seen.block, second);
+	ck_assert_uint_eq(seen.extents, 2 * PER);	/* the first and third leaves */
+	stalefs_extent_list_free(&l);
+	scratch_done(&t.s);
+}
+END_TEST
+
 /* An extent outside the range its parent index promises is refused. */
 START_TEST(child_outside_parent_range)
 {
@@ -483,6 +528,7 @@ Suite *extent_tree_suite(void)
 	tcase_add_test(tc, punch_at_node_boundaries);
 	tcase_add_test(tc, damaged_nodes_refused);
 	tcase_add_test(tc, child_outside_parent_range);
+	tcase_add_test(tc, walk_reports_bad_node);
 	tcase_add_test(tc, capacity_4k);
 	suite_add_tcase(s, tc);
 	return s;
