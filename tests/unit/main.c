@@ -18,6 +18,7 @@ int main(void)
 	srunner_add_suite(sr, file_suite());
 	srunner_add_suite(sr, mkfs_lib_suite());
 	srunner_add_suite(sr, open_suite());
+	srunner_add_suite(sr, helpers_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -70,5 +70,6 @@ Suite *dir_suite(void);
 Suite *file_suite(void);
 Suite *mkfs_lib_suite(void);
 Suite *open_suite(void);
+Suite *helpers_suite(void);
 
 #endif
