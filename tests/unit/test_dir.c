@@ -344,6 +344,46 @@ START_TEST(namei_and_symlinks)
 }
 END_TEST
 
+/* 119 bytes fit in the inode; 120 take a block; the longest fits a block minus one byte. */
+START_TEST(symlink_sizes)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs(&s, 8 << 20, 1024);
+	static const u32 lens[] = { 1, 118, 119, 120, 1023 };
+	char target[1024], back[1100], name[8];
+	struct stalefs_inode inode;
+	size_t i;
+	u32 ino;
+
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		memset(target, 'a' + (int)i, lens[i]);
+		target[lens[i]] = '\0';
+		snprintf(name, sizeof(name), "l%zu", i);
+		ck_ok(stalefs_symlink(fs, STALEFS_ROOT_INO, name, target, 0, 0, &ino));
+		ck_ok(stalefs_read_inode(fs, ino, &inode));
+		ck_assert_uint_eq(le64_to_cpu(inode.i_size), lens[i]);
+		ck_assert_uint_eq(le16_to_cpu(inode.i_mode), STALEFS_S_IFLNK | 0777);
+		if (lens[i] <= STALEFS_INLINE_SYMLINK_MAX) {
+			ck_assert(le32_to_cpu(inode.i_flags) & STALEFS_INODE_INLINE_FL);
+			ck_assert_uint_eq(le64_to_cpu(inode.i_blocks), 0);
+		} else {
+			ck_assert(!(le32_to_cpu(inode.i_flags) & STALEFS_INODE_INLINE_FL));
+			ck_assert_uint_eq(le64_to_cpu(inode.i_blocks), 1);
+		}
+		ck_assert_int_eq(stalefs_verify_inode(&fs->geom, ino, &inode), 0);
+		ck_ok(stalefs_read_symlink(fs, ino, back, sizeof(back)));
+		ck_assert_str_eq(back, target);
+		/* A buffer one byte short (no room for the NUL) is refused, not overrun. */
+		ck_err(stalefs_read_symlink(fs, ino, back, lens[i]), STALEFS_ERR_NAME_TOO_LONG);
+	}
+	fs = scratch_reopen(&s);
+	ck_ok(stalefs_namei(fs, STALEFS_ROOT_INO, "l3", false, &ino));
+	ck_ok(stalefs_read_symlink(fs, ino, back, sizeof(back)));
+	ck_assert_uint_eq(strlen(back), 120);
+	scratch_done(&s);
+}
+END_TEST
+
 START_TEST(damaged_dir_block)
 {
 	struct scratch s;
@@ -391,6 +431,7 @@ Suite *dir_suite(void)
 	tcase_add_test(tc, remove_and_reuse);
 	tcase_add_test(tc, mkdir_links);
 	tcase_add_test(tc, namei_and_symlinks);
+	tcase_add_test(tc, symlink_sizes);
 	tcase_add_test(tc, damaged_dir_block);
 	suite_add_tcase(s, tc);
 	return s;

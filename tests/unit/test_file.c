@@ -486,6 +486,21 @@ START_TEST(write_from_fd_sparse)
 	ck_assert(memcmp(buf + 200 * 4096, data + 4096, 2 * 4096) == 0);
 	ck_assert(all_bytes(buf + 202 * 4096, 98 * 4096, 0));
 	i_blocks_matches(fs, ino);
+
+	/* A source whose size is not a multiple of the block size, data to the end. */
+	ino = new_file(fs, "copy2");
+	strcpy(src, "/tmp/stalefs-unit-src-XXXXXX");
+	fd = mkstemp(src);
+	ck_assert_int_ge(fd, 0);
+	unlink(src);
+	unit_fill(&rng, buf, 2 * 4096 + 100);
+	ck_assert_int_eq(pwrite(fd, buf, 2 * 4096 + 100, 0), 2 * 4096 + 100);
+	ck_ok(stalefs_file_write_from_fd(fs, ino, fd, 2 * 4096 + 100));
+	close(fd);
+	ck_ok(stalefs_file_read(fs, ino, 0, buf + 4 * 4096, 4 * 4096, &got));
+	ck_assert_uint_eq(got, 2 * 4096 + 100);
+	ck_assert(memcmp(buf, buf + 4 * 4096, got) == 0);
+	i_blocks_matches(fs, ino);
 	free(data);
 	free(buf);
 	scratch_done(&s);
