@@ -139,6 +139,10 @@ struct fsck_ctx {
 extern volatile sig_atomic_t fsck_cancel_requested;
 
 /* main.c */
+int fsck_main(int argc, char **argv);
+/* Every way out goes through here, so that an embedding (the fuzzer) can return instead. */
+_Noreturn void fsck_exit(int status);
+extern void *fsck_exit_jmp;		/* a jmp_buf *: longjmp there with 0x100 | status */
 void fsck_check_cancel(struct fsck_ctx *ctx);
 void fsck_fatal(struct fsck_ctx *ctx, errcode_t err, const char *what);
 void fsck_library_error(struct fsck_ctx *ctx, errcode_t err, const char *what);

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,23 @@
 
 volatile sig_atomic_t fsck_cancel_requested;
 static struct fsck_ctx *the_ctx;
+void *fsck_exit_jmp;
+
+_Noreturn void fsck_exit(int status)
+{
+	fflush(stdout);
+	if (fsck_exit_jmp) {
+		/* Embedded: release what the run holds, then return to the caller. */
+		if (the_ctx) {
+			if (the_ctx->fs)
+				stalefs_free(the_ctx->fs);
+			the_ctx->fs = NULL;
+			maps_free(the_ctx);
+		}
+		longjmp(*(jmp_buf *)fsck_exit_jmp, 0x100 | status);
+	}
+	exit(status);
+}
 
 static void usage(const char *prog)
 {
@@ -33,7 +51,7 @@ static void usage(const char *prog)
 		" -C fd                Progress to file descriptor fd (0: a bar on the terminal)\n"
 		" -N name              Name the filesystem so in messages\n"
 		" -E hide_stale        Repair stale escapes by hiding the blocks (UNWRITTEN)\n", prog);
-	exit(FSCK_USAGE);
+	fsck_exit(FSCK_USAGE);
 }
 
 static void on_signal(int sig)
@@ -53,7 +71,7 @@ void fsck_check_cancel(struct fsck_ctx *ctx)
 	if (ctx->fs)
 		stalefs_free(ctx->fs);
 	ctx->fs = NULL;
-	exit(FSCK_CANCELED);
+	fsck_exit(FSCK_CANCELED);
 }
 
 void fsck_fatal(struct fsck_ctx *ctx, errcode_t err, const char *what)
@@ -62,7 +80,7 @@ void fsck_fatal(struct fsck_ctx *ctx, errcode_t err, const char *what)
 	if (ctx->fs)
 		stalefs_free(ctx->fs);
 	ctx->fs = NULL;
-	exit(FSCK_ERROR);
+	fsck_exit(FSCK_ERROR);
 }
 
 /* A repair the library refused: report it and leave the problem uncorrected. */
@@ -84,7 +102,7 @@ static void parse_extended(struct fsck_ctx *ctx, char *opts)
 			fprintf(stderr, "%s: unknown extended option: %s\n\n"
 				"Extended options are separated by commas; the known ones are:\n"
 				"\thide_stale\n\n", ctx->program, tok);
-			exit(FSCK_USAGE);
+			fsck_exit(FSCK_USAGE);
 		}
 	}
 }
@@ -98,7 +116,7 @@ static unsigned long long parse_number(struct fsck_ctx *ctx, const char *s, cons
 	v = strtoull(s, &end, 0);
 	if (errno || end == s || *end || s[0] == '-') {
 		fprintf(stderr, "%s: invalid %s: %s\n", ctx->program, what, s);
-		exit(FSCK_USAGE);
+		fsck_exit(FSCK_USAGE);
 	}
 	return v;
 }
@@ -130,7 +148,7 @@ static void parse_args(struct fsck_ctx *ctx, int argc, char **argv)
 			break;
 		case 'V':
 			printf("fsck.stalefs %s\n", STALEFS_VERSION);
-			exit(FSCK_OK);
+			fsck_exit(FSCK_OK);
 		case 'b':
 			ctx->sb_block = parse_number(ctx, optarg, "superblock");
 			break;
@@ -138,7 +156,7 @@ static void parse_args(struct fsck_ctx *ctx, int argc, char **argv)
 			ctx->block_size = (u32)parse_number(ctx, optarg, "block size");
 			if (ctx->block_size != 1024 && ctx->block_size != 2048 && ctx->block_size != 4096) {
 				fprintf(stderr, "%s: invalid block size: %s\n", ctx->program, optarg);
-				exit(FSCK_USAGE);
+				fsck_exit(FSCK_USAGE);
 			}
 			break;
 		case 'C':
@@ -156,7 +174,7 @@ static void parse_args(struct fsck_ctx *ctx, int argc, char **argv)
 	}
 	if (modes > 1) {
 		fprintf(stderr, "%s: only one of the options -p/-a, -n or -y may be specified.\n", ctx->program);
-		exit(FSCK_USAGE);
+		fsck_exit(FSCK_USAGE);
 	}
 	if (optind != argc - 1)
 		usage(ctx->program);
@@ -167,7 +185,7 @@ static void parse_args(struct fsck_ctx *ctx, int argc, char **argv)
 		ctx->progress_bar = isatty(1);
 	if (!(ctx->options & (OPT_PREEN | OPT_READONLY | OPT_YES)) && !isatty(0)) {
 		fprintf(stderr, "%s: need terminal for interactive repairs\n", ctx->program);
-		exit(FSCK_ERROR);
+		fsck_exit(FSCK_ERROR);
 	}
 }
 
@@ -230,7 +248,7 @@ static int finish(struct fsck_ctx *ctx)
 	return status;
 }
 
-int main(int argc, char **argv)
+int fsck_main(int argc, char **argv)
 {
 	struct fsck_ctx ctx;
 	struct sigaction sa;
@@ -238,6 +256,8 @@ int main(int argc, char **argv)
 	int status;
 
 	memset(&ctx, 0, sizeof(ctx));
+	optind = 0;	/* a full getopt reset: fsck_main may run more than once (fuzzing) */
+	fsck_cancel_requested = 0;
 	ctx.program = "fsck.stalefs";
 	ctx.progress_fd = -1;
 	the_ctx = &ctx;
@@ -253,6 +273,7 @@ int main(int argc, char **argv)
 	if (!(ctx.options & OPT_READONLY) && stalefs_device_is_mounted(ctx.device)) {
 		fprintf(stderr, "%s is mounted.\n%s: cannot check a mounted filesystem for repair "
 			"(use -n to check it read-only); nothing was written.\n", ctx.device, ctx.program);
+		the_ctx = NULL;
 		return FSCK_ERROR;
 	}
 	fsck_open(&ctx);
@@ -266,6 +287,7 @@ int main(int argc, char **argv)
 		printf("%s: clean, %u/%u files, %llu/%llu blocks\n", ctx.name, used_inodes, fs->geom.inodes_count,
 		       (unsigned long long)used_blocks, (unsigned long long)fs->geom.blocks_count);
 		stalefs_free(fs);
+		the_ctx = NULL;
 		return FSCK_OK;
 	}
 	if (!(ctx.options & OPT_FORCE)) {
@@ -294,5 +316,6 @@ int main(int argc, char **argv)
 	fsck_check_cancel(&ctx);
 	status = finish(&ctx);
 	maps_free(&ctx);
+	the_ctx = NULL;
 	return status;
 }

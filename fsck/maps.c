@@ -28,7 +28,7 @@ static void *xcalloc(size_t n, size_t size)
 
 	if (!p) {
 		fprintf(stderr, "fsck.stalefs: out of memory (%zu bytes)\n", n * size);
-		exit(FSCK_ERROR);
+		fsck_exit(FSCK_ERROR);
 	}
 	return p;
 }
@@ -38,7 +38,7 @@ static void *xrealloc(void *p, size_t size)
 	p = realloc(p, size ? size : 1);
 	if (!p) {
 		fprintf(stderr, "fsck.stalefs: out of memory (%zu bytes)\n", size);
-		exit(FSCK_ERROR);
+		fsck_exit(FSCK_ERROR);
 	}
 	return p;
 }
@@ -180,6 +180,16 @@ void note_inode_deleted(struct fsck_ctx *ctx, u32 ino)
 		*ft = 0;
 }
 
+/* Set the bits of [start, start+len) that fall in the group (a declined relocation leaves them outside). */
+static void set_in_group(u8 *map, u64 gfirst, u64 nbits, u64 start, u64 len)
+{
+	u64 b;
+
+	for (b = start; b < start + len; b++)
+		if (b >= gfirst && b - gfirst < nbits)
+			bit_set(map, b - gfirst);
+}
+
 /* The group's own metadata as a bitmap: superblock copy, descriptors, bitmaps, inode table. */
 void group_meta_bitmap(struct fsck_ctx *ctx, u32 group, u8 *map)
 {
@@ -187,17 +197,12 @@ void group_meta_bitmap(struct fsck_ctx *ctx, u32 group, u8 *map)
 	const struct stalefs_group_desc *d = &ctx->fs->groups[group].desc;
 	u64 first = stalefs_group_first_block(g, group);
 	u64 n = stalefs_group_nblocks(g, group), bits = bb_bytes(ctx) * 8, b;
-	u32 i;
 
 	memset(map, 0, bb_bytes(ctx));
-	for (i = 0; i < stalefs_group_super_blocks(g, group); i++)
-		bit_set(map, i);
-	for (i = 0; i < g->block_bitmap_blocks; i++)
-		bit_set(map, le64_to_cpu(d->bg_block_bitmap) - first + i);
-	for (i = 0; i < g->inode_bitmap_blocks; i++)
-		bit_set(map, le64_to_cpu(d->bg_inode_bitmap) - first + i);
-	for (i = 0; i < g->inode_table_blocks; i++)
-		bit_set(map, le64_to_cpu(d->bg_inode_table) - first + i);
+	set_in_group(map, first, bits, first, stalefs_group_super_blocks(g, group));
+	set_in_group(map, first, bits, le64_to_cpu(d->bg_block_bitmap), g->block_bitmap_blocks);
+	set_in_group(map, first, bits, le64_to_cpu(d->bg_inode_bitmap), g->inode_bitmap_blocks);
+	set_in_group(map, first, bits, le64_to_cpu(d->bg_inode_table), g->inode_table_blocks);
 	for (b = n; b < bits; b++)
 		bit_set(map, b);
 }

@@ -437,7 +437,9 @@ static void scan_group(struct fsck_ctx *ctx, u32 group, u8 *chunk)
 		fsck_check_cancel(ctx);
 		err = stalefs_io_read(fs->io, table + b, n, chunk);
 		if (err) {
-			fsck_fatal(ctx, err, "while reading the inode table");
+			/* Nothing of this group can be checked; what names its inodes is judged without them. */
+			com_err(ctx->program, err, "while reading the inode table of group %u", group);
+			ctx->uncorrected = true;
 			return;
 		}
 		for (slot = 0; slot < n * ipb; slot++) {

@@ -316,7 +316,7 @@ static void preen_halt(struct fsck_ctx *ctx)
 	/* Nothing is written: the repairs made so far are in the cache and are dropped. */
 	stalefs_free(ctx->fs);
 	ctx->fs = NULL;
-	exit(FSCK_UNCORRECTED);
+	fsck_exit(FSCK_UNCORRECTED);
 }
 
 /* One answer from the terminal: y, n, or a (yes to all); Enter means yes. */
@@ -404,7 +404,7 @@ bool fix_problem(struct fsck_ctx *ctx, int code, struct problem_ctx *pctx)
 
 	if (!pr) {
 		fprintf(stderr, "%s: unknown problem code 0x%06x\n", ctx->program, code);
-		exit(FSCK_LIBRARY);
+		fsck_exit(FSCK_LIBRARY);
 	}
 	if (pr->flags & PR_LATCH) {
 		latch_start(ctx, pr->latch);

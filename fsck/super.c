@@ -70,7 +70,7 @@ static void size_mismatch_exit(struct fsck_ctx *ctx)
 		}
 		stalefs_io_close(io);
 	}
-	exit(FSCK_ERROR);
+	fsck_exit(FSCK_ERROR);
 }
 
 int fsck_open(struct fsck_ctx *ctx)
@@ -84,7 +84,7 @@ int fsck_open(struct fsck_ctx *ctx)
 	if (err && ctx->sb_block) {
 		com_err(ctx->program, err, "while trying to open %s using the superblock at block %llu",
 			ctx->device, (unsigned long long)ctx->sb_block);
-		exit(FSCK_ERROR);
+		fsck_exit(FSCK_ERROR);
 	}
 	if (err == STALEFS_ERR_UNSUPP_FEATURE || err == STALEFS_ERR_MOUNTED ||
 	    (err > 0 && err < 4096 /* an errno: the device itself */)) {
@@ -92,14 +92,14 @@ int fsck_open(struct fsck_ctx *ctx)
 		if (err == STALEFS_ERR_UNSUPP_FEATURE)
 			fprintf(stderr, "%s: this fsck.stalefs does not know the filesystem's "
 				"incompatible features; nothing was checked or written\n", ctx->program);
-		exit(FSCK_ERROR);
+		fsck_exit(FSCK_ERROR);
 	}
 	rule = err ? 0 : fs->sb_rule;
 	if (!err && rule == STALEFS_R_SB_RO_COMPAT_UNKNOWN && !(ctx->options & OPT_READONLY)) {
 		fprintf(stderr, "%s: %s has unsupported read-only compatible features; "
 			"it can only be checked with -n\n", ctx->program, ctx->device);
 		stalefs_free(fs);
-		exit(FSCK_ERROR);
+		fsck_exit(FSCK_ERROR);
 	}
 	/* Structural damage the fields checks below cannot mend: a backup, if there is one. */
 	if (err || rule == STALEFS_R_SB_REV || rule == STALEFS_R_SB_INCOMPAT_MISSING ||
@@ -120,7 +120,7 @@ int fsck_open(struct fsck_ctx *ctx)
 				"stalefs filesystem,\nand no backup superblock was found.  If the device is "
 				"valid and holds a stalefs\nfilesystem, try fsck.stalefs -b <block> with a "
 				"backup superblock.\n");
-			exit(FSCK_ERROR);
+			fsck_exit(FSCK_ERROR);
 		}
 		if (fs)
 			stalefs_free(fs);

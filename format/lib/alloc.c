@@ -39,29 +39,30 @@ static inline void bit_clear(u8 *map, u64 i) { map[i >> 3] &= (u8)~(1u << (i & 7
 static size_t bb_bytes(const stalefs_fs *fs) { return (size_t)fs->geom.block_bitmap_blocks * fs->block_size; }
 static size_t ib_bytes(const stalefs_fs *fs) { return (size_t)fs->geom.inode_bitmap_blocks * fs->block_size; }
 
+/* Set the bits of [start, start+len) inside the map (a damaged descriptor may point elsewhere). */
+static void set_bits_in(u8 *map, u64 first, u64 nbits, u64 start, u64 len)
+{
+	u64 b;
+
+	for (b = start; b < start + len; b++)
+		if (b >= first && b - first < nbits)
+			bit_set(map, b - first);
+}
+
 /* The block bitmap of an uninitialised group: its own metadata, plus the tail past the device. */
 static void synth_block_bitmap(stalefs_fs *fs, u32 group, u8 *map)
 {
 	const struct stalefs_geom *g = &fs->geom;
 	const struct stalefs_group_desc *d = &fs->groups[group].desc;
 	u64 first = stalefs_group_first_block(g, group);
-	u32 n = stalefs_group_nblocks(g, group), i;
+	u32 n = stalefs_group_nblocks(g, group);
 	u64 bits = bb_bytes(fs) * 8, b;
 
 	memset(map, 0, bb_bytes(fs));
-	for (i = 0; i < stalefs_group_super_blocks(g, group); i++)
-		bit_set(map, i);
-	/* A damaged descriptor (opened with FORCE) may place these outside the group:
-	 * only positions inside this bitmap are marked. */
-	for (i = 0; i < g->block_bitmap_blocks; i++)
-		if (le64_to_cpu(d->bg_block_bitmap) - first + i < bits)
-			bit_set(map, le64_to_cpu(d->bg_block_bitmap) - first + i);
-	for (i = 0; i < g->inode_bitmap_blocks; i++)
-		if (le64_to_cpu(d->bg_inode_bitmap) - first + i < bits)
-			bit_set(map, le64_to_cpu(d->bg_inode_bitmap) - first + i);
-	for (i = 0; i < g->inode_table_blocks; i++)
-		if (le64_to_cpu(d->bg_inode_table) - first + i < bits)
-			bit_set(map, le64_to_cpu(d->bg_inode_table) - first + i);
+	set_bits_in(map, first, bits, first, stalefs_group_super_blocks(g, group));
+	set_bits_in(map, first, bits, le64_to_cpu(d->bg_block_bitmap), g->block_bitmap_blocks);
+	set_bits_in(map, first, bits, le64_to_cpu(d->bg_inode_bitmap), g->inode_bitmap_blocks);
+	set_bits_in(map, first, bits, le64_to_cpu(d->bg_inode_table), g->inode_table_blocks);
 	for (b = n; b < bits; b++)
 		bit_set(map, b);
 }
