@@ -15,7 +15,32 @@ struct xw_ctx {
 	const struct xw_ops *ops;
 	void *priv;
 	int bad_nodes;
+	/* Tree blocks already entered: a damaged tree whose index entries all name
+	 * the same block would otherwise be walked an exponential number of times. */
+	u64 *seen;
+	size_t nseen, cap;
 };
+
+/* Remember block; false if it was entered before (or memory ran out). */
+static bool first_visit(struct xw_ctx *c, u64 block)
+{
+	size_t i;
+
+	for (i = 0; i < c->nseen; i++)
+		if (c->seen[i] == block)
+			return false;
+	if (c->nseen == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 16;
+		u64 *s = realloc(c->seen, cap * sizeof(*s));
+
+		if (!s)
+			return false;
+		c->seen = s;
+		c->cap = cap;
+	}
+	c->seen[c->nseen++] = block;
+	return true;
+}
 
 static int visit(struct xw_ctx *c, const struct stalefs_extent_header *eh, u32 cap, int expect_depth,
 		 u32 level, u64 node_block, int block_rule)
@@ -73,6 +98,15 @@ static int visit(struct xw_ctx *c, const struct stalefs_extent_header *eh, u32 c
 			int rule = 0;
 			errcode_t err;
 
+			if (!first_visit(c, e.pblk)) {
+				struct xw_node bad = { .level = level + 1, .block = e.pblk,
+						       .why = "tree block is named twice in the tree (not walked again)" };
+
+				c->bad_nodes++;
+				if (c->ops->node && (ret = c->ops->node(&bad, c->priv)))
+					return ret;
+				continue;
+			}
 			if (e.pblk >= dbg.fs->geom.blocks_count || e.pblk == 0) {
 				struct xw_node bad = { .level = level + 1, .block = e.pblk,
 						       .rule = STALEFS_R_EXT_PBLK_RANGE };
@@ -116,12 +150,22 @@ static int visit(struct xw_ctx *c, const struct stalefs_extent_header *eh, u32 c
 	return 0;
 }
 
+const char *xw_node_problem(const struct xw_node *n)
+{
+	if (n->err)
+		return error_message(n->err);
+	if (n->why)
+		return n->why;
+	return n->rule ? stalefs_rule_msg(n->rule) : NULL;
+}
+
 int xw_walk(u32 ino, const struct stalefs_inode *inode, const struct xw_ops *ops, void *priv)
 {
 	struct xw_ctx c = { .ino = ino, .gen = le32_to_cpu(inode->i_generation), .ops = ops, .priv = priv };
 	int ret;
 
 	ret = visit(&c, stalefs_inode_eh(inode), STALEFS_ROOT_EXTENTS, -1, 0, 0, 0);
+	free(c.seen);
 	if (ret < 0)
 		return ret;
 	return c.bad_nodes;

@@ -11,7 +11,11 @@ struct xw_node {
 	u32 entries, max, depth, magic;	/* as the header says */
 	int rule;		/* verifier rule it breaks (0: fine) */
 	errcode_t err;		/* could not be read */
+	const char *why;	/* another problem, in words */
 };
+
+/* What is wrong with a node, in words; NULL when nothing is. */
+const char *xw_node_problem(const struct xw_node *n);
 
 struct xw_entry {
 	const struct xw_node *node;

@@ -71,11 +71,11 @@ static int stat_node(const struct xw_node *n, void *priv)
 {
 	struct stat_ctx *c = priv;
 
-	if (!n->rule && !n->err)
+	if (!xw_node_problem(n))
 		return 0;
 	if (c->json)
 		return 0;	/* reported in the "bad_nodes" count */
-	printf("  ** extent node %s: %s **\n", node_where(n), n->err ? error_message(n->err) : stalefs_rule_msg(n->rule));
+	printf("  ** extent node %s: %s **\n", node_where(n), xw_node_problem(n));
 	return 0;
 }
 
@@ -242,15 +242,14 @@ static int ex_node(const struct xw_node *n, void *priv)
 	if (c->json) {
 		printf("%s{\"node\":true,\"level\":%u,\"block\":%llu,\"entries\":%u,\"max\":%u,\"depth\":%u,\"verdict\":",
 		       c->first ? "" : ",", n->level, (unsigned long long)n->block, n->entries, n->max, n->depth);
-		json_str(stdout, n->err ? error_message(n->err) : n->rule ? stalefs_rule_msg(n->rule) : "ok");
+		json_str(stdout, xw_node_problem(n) ? xw_node_problem(n) : "ok");
 		printf("}");
 		c->first = false;
 		return 0;
 	}
 	printf("%*sNode %s: level %u, depth %u, %u/%u entries%s%s%s\n", (int)n->level * 2, "", node_where(n), n->level,
-	       n->depth, n->entries, n->max, (n->rule || n->err) ? "  *** BAD: " : "",
-	       n->err ? error_message(n->err) : n->rule ? stalefs_rule_msg(n->rule) : "",
-	       (n->rule || n->err) ? " ***" : "");
+	       n->depth, n->entries, n->max, xw_node_problem(n) ? "  *** BAD: " : "",
+	       xw_node_problem(n) ? xw_node_problem(n) : "", xw_node_problem(n) ? " ***" : "");
 	return 0;
 }
 
