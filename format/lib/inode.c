@@ -185,10 +185,26 @@ static errcode_t check_new_name(stalefs_fs *fs, u32 dir, const char *name)
 	return err == STALEFS_ERR_NOT_FOUND ? 0 : err;
 }
 
+/*
+ * Undo a half-made inode whose name was never linked: free its blocks and the
+ * inode, and zero its slot (FORMAT.md 5: a free slot is zeros or a deleted
+ * inode, never one that looks in use).
+ */
+static void undo_new_inode(stalefs_fs *fs, u32 ino, bool is_dir, bool written)
+{
+	struct stalefs_inode zero;
+
+	if (!written || stalefs_delete_inode(fs, ino))
+		stalefs_free_inode(fs, ino, is_dir);	/* only the bitmap and counts to undo */
+	memset(&zero, 0, sizeof(zero));
+	stalefs_write_inode_raw(fs, ino, &zero);
+}
+
 errcode_t stalefs_create(stalefs_fs *fs, u32 dir, const char *name, u16 mode, u32 uid, u32 gid, u32 *ret)
 {
 	struct stalefs_inode inode;
 	u32 ino;
+	bool written;
 	errcode_t err;
 
 	err = check_new_name(fs, dir, name);
@@ -199,10 +215,11 @@ errcode_t stalefs_create(stalefs_fs *fs, u32 dir, const char *name, u16 mode, u3
 		return err;
 	stalefs_inode_init(fs, ino, &inode, mode, uid, gid);
 	err = stalefs_write_inode(fs, ino, &inode);
+	written = !err;
 	if (!err)
 		err = stalefs_link(fs, dir, name, ino, stalefs_mode_to_ft(mode));
 	if (err) {
-		stalefs_free_inode(fs, ino, false);
+		undo_new_inode(fs, ino, (mode & STALEFS_S_IFMT) == STALEFS_S_IFDIR, written);
 		return err;
 	}
 	*ret = ino;
@@ -225,6 +242,7 @@ errcode_t stalefs_mkdir(stalefs_fs *fs, u32 parent, const char *name, u16 mode, 
 {
 	struct stalefs_inode inode;
 	u32 ino;
+	bool written;
 	errcode_t err;
 
 	mode = (u16)((mode & ~STALEFS_S_IFMT) | STALEFS_S_IFDIR);
@@ -239,10 +257,14 @@ errcode_t stalefs_mkdir(stalefs_fs *fs, u32 parent, const char *name, u16 mode, 
 	err = stalefs_dir_init(fs, ino, &inode, parent);
 	if (!err)
 		err = stalefs_write_inode(fs, ino, &inode);
+	written = !err;
 	if (!err)
 		err = stalefs_link(fs, parent, name, ino, STALEFS_FT_DIR);
-	if (!err)
-		err = adjust_links(fs, parent, 1);
+	if (err) {
+		undo_new_inode(fs, ino, true, written);
+		return err;
+	}
+	err = adjust_links(fs, parent, 1);
 	if (err)
 		return err;
 	*ret = ino;
