@@ -384,6 +384,49 @@ START_TEST(symlink_sizes)
 }
 END_TEST
 
+/* A create that fails for want of a directory block leaves no half-made inode behind. */
+START_TEST(create_fails_cleanly)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs(&s, 8 << 20, 1024);
+	u64 start, b, zeros = 0;
+	u32 got, ino, i, free_inodes, dirs, n;
+	char name[16];
+	errcode_t err = 0;
+	struct stalefs_inode raw;
+	int rule;
+
+	while (stalefs_alloc_blocks(fs, 0, 1024, &start, &got) == 0)
+		;
+	for (i = 0; i < 1000 && !err; i++) {
+		snprintf(name, sizeof(name), "file%04u", i);
+		err = stalefs_create(fs, STALEFS_ROOT_INO, name, STALEFS_S_IFREG | 0644, 0, 0, &ino);
+	}
+	ck_err(err, STALEFS_ERR_NO_SPACE);
+	free_inodes = le32_to_cpu(fs->sb.s_free_inodes_count);
+	ck_ok(stalefs_find_free_inode(fs, STALEFS_FIRST_INO, &ino));
+	ck_ok(stalefs_read_inode_raw(fs, ino, &raw, &rule));
+	ck_assert_msg(raw.i_mode == 0 || (raw.i_links_count == 0 && raw.i_dtime != 0),
+		      "inode %u is free in the bitmap but its slot looks in use (mode 0%o, links %u)", ino,
+		      le16_to_cpu(raw.i_mode), le16_to_cpu(raw.i_links_count));
+	ck_err(stalefs_lookup(fs, STALEFS_ROOT_INO, name, strlen(name), &ino), STALEFS_ERR_NOT_FOUND);
+	/* mkdir finds no block for its own directory: the inode and its group's counts are given back. */
+	dirs = le32_to_cpu(fs->groups[0].desc.bg_used_dirs_count);
+	ck_err(stalefs_mkdir(fs, STALEFS_ROOT_INO, "d", 0755, 0, 0, &ino), STALEFS_ERR_NO_SPACE);
+	ck_assert_uint_eq(le32_to_cpu(fs->sb.s_free_inodes_count), free_inodes);
+	for (i = 0, n = 0; i < fs->geom.groups_count; i++)
+		n += le32_to_cpu(fs->groups[i].desc.bg_used_dirs_count);
+	ck_assert_uint_eq(n, dirs);
+	for (b = 0; b < fs->geom.blocks_count; b++)
+		zeros += !stalefs_test_block(fs, b);
+	ck_assert_uint_eq(zeros, 0);
+	ck_assert_uint_eq(le64_to_cpu(fs->sb.s_free_blocks_count), 0);
+	fs = scratch_reopen(&s);
+	ck_assert_uint_eq(le32_to_cpu(fs->sb.s_free_inodes_count), free_inodes);
+	scratch_done(&s);
+}
+END_TEST
+
 START_TEST(damaged_dir_block)
 {
 	struct scratch s;
@@ -432,6 +475,7 @@ Suite *dir_suite(void)
 	tcase_add_test(tc, mkdir_links);
 	tcase_add_test(tc, namei_and_symlinks);
 	tcase_add_test(tc, symlink_sizes);
+	tcase_add_test(tc, create_fails_cleanly);
 	tcase_add_test(tc, damaged_dir_block);
 	suite_add_tcase(s, tc);
 	return s;
