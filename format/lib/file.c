@@ -208,11 +208,15 @@ errcode_t stalefs_file_write(stalefs_fs *fs, u32 ino, u64 off, const void *buf, 
 	if (err)
 		return err;
 	err = write_range(fs, ino, &l, off, buf, len);
-	if (!err) {
-		if (off + len > le64_to_cpu(inode.i_size))
-			inode.i_size = cpu_to_le64(off + len);
-		stalefs_inode_set_times_now(&inode, false, true, true);
-		err = store(fs, ino, &inode, &l);
+	if (!err && off + len > le64_to_cpu(inode.i_size))
+		inode.i_size = cpu_to_le64(off + len);
+	stalefs_inode_set_times_now(&inode, false, true, true);
+	/* Even after a failure part way (no space): blocks already allocated are mapped, not leaked. */
+	{
+		errcode_t serr = store(fs, ino, &inode, &l);
+
+		if (!err)
+			err = serr;
 	}
 	stalefs_extent_list_free(&l);
 	return err;
@@ -410,9 +414,13 @@ errcode_t stalefs_fallocate(stalefs_fs *fs, u32 ino, u32 lblk, u32 count, bool s
 			err = stalefs_extent_list_set(&l, (u32)cur, got, start, flag, NULL);
 		cur += got;
 	}
-	if (!err) {
-		stalefs_inode_set_times_now(&inode, false, true, true);
-		err = store(fs, ino, &inode, &l);
+	stalefs_inode_set_times_now(&inode, false, true, true);
+	/* Out of space part way: keep what was allocated (mapped, so not leaked). */
+	{
+		errcode_t serr = store(fs, ino, &inode, &l);
+
+		if (!err)
+			err = serr;
 	}
 	stalefs_extent_list_free(&l);
 	return err;
