@@ -332,6 +332,34 @@ START_TEST(stale_over_many_unwritten)
 }
 END_TEST
 
+/* Running out of space part way: what was allocated is mapped (and freed with the file), not leaked. */
+START_TEST(no_space_part_way)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs(&s, 8 << 20, 4096);
+	u32 ino = new_file(fs, "f"), got;
+	u64 start, last = 0;
+	u8 *data = calloc(10, 4096);
+
+	while (stalefs_alloc_blocks(fs, 0, 64, &start, &got) == 0)
+		last = start + got - 5;
+	ck_ok(stalefs_free_blocks(fs, last, 5));
+	ck_assert_uint_eq(le64_to_cpu(fs->sb.s_free_blocks_count), 5);
+	ck_err(stalefs_file_write(fs, ino, 0, data, 10 * 4096), STALEFS_ERR_NO_SPACE);
+	ck_assert_uint_eq(le64_to_cpu(fs->sb.s_free_blocks_count), 0);
+	ck_ok(stalefs_truncate(fs, ino, 0));
+	ck_assert_uint_eq(le64_to_cpu(fs->sb.s_free_blocks_count), 5);
+	ck_err(stalefs_fallocate(fs, ino, 0, 10, false), STALEFS_ERR_NO_SPACE);
+	ck_assert_uint_eq(le64_to_cpu(fs->sb.s_free_blocks_count), 0);
+	ck_ok(stalefs_punch(fs, ino, 0, 10));
+	ck_assert_uint_eq(le64_to_cpu(fs->sb.s_free_blocks_count), 5);
+	i_blocks_matches(fs, ino);
+	free_count_matches(fs);
+	free(data);
+	scratch_done(&s);
+}
+END_TEST
+
 START_TEST(stale_needs_permitted_group)
 {
 	struct scratch s;
@@ -518,6 +546,7 @@ Suite *file_suite(void)
 	tcase_add_test(tc, unwritten_reads_zeros_stale_reads_disk);
 	tcase_add_test(tc, null_write_keeps_holes);
 	tcase_add_test(tc, stale_over_many_unwritten);
+	tcase_add_test(tc, no_space_part_way);
 	tcase_add_test(tc, stale_needs_permitted_group);
 	tcase_add_test(tc, truncate_down_and_up);
 	tcase_add_test(tc, punch_holes);
