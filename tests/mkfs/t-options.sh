@@ -150,6 +150,8 @@ test_features() {
 	expect_sb img sparse_super 1
 	expect_sb img groups_count 8
 	expect_sb img super_backups 4	# groups 1, 3, 5, 7
+	# FORMAT.md: lost+found is the first ordinary inode, even with groups to spread directories over.
+	expect_sb img lpf_ino 11
 	run_mkfs -q -O ^sparse_super img
 	expect_rc 0
 	expect_sb img sparse_super 0
