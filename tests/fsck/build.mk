@@ -9,3 +9,4 @@ check-fsck: $(BUILD)/fsck.stalefs $(BUILD)/mkfs.stalefs $(BUILD)/debugfs.stalefs
 	FSCK=$(SANBIN)/fsck.stalefs MKFS=$(SANBIN)/mkfs.stalefs DEBUGFS=$(SANBIN)/debugfs.stalefs tests/fsck/run
 	FSCK=$(BIN)/fsck.stalefs MKFS=$(BIN)/mkfs.stalefs DEBUGFS=$(BIN)/debugfs.stalefs tests/fsck/run
 include tests/fuzz/fsck/build.mk
+include bench/fsck/build.mk
