@@ -182,6 +182,14 @@ static void explain(u64 block, const u8 *buf)
 		       le32_to_cpu(db->db_lblk));
 		if (!rule)
 			rule = stalefs_verify_dirblock_csum(dbg.fs->seed, buf, g->block_size);
+		/* Where it says it belongs: its owner must map that logical block here. */
+		if (!rule && stalefs_ino_valid(dbg.fs, le32_to_cpu(db->db_owner))) {
+			u64 p = 0;
+			u16 fl;
+
+			if (stalefs_bmap(dbg.fs, le32_to_cpu(db->db_owner), le32_to_cpu(db->db_lblk), &p, &fl) || p != block)
+				rule = STALEFS_R_DIR_OWNER;
+		}
 		verdict("Verdict", rule);
 		return;
 	}
