@@ -12,6 +12,8 @@
  *                                         holes, symlink targets, device numbers, hard links
  *                                         and link counts; then the image's own accounting
  *   mkfs_readback check IMAGE             the image's accounting alone
+ *   mkfs_readback crc-selftest            the library's CRC32 against zlib's (every image
+ *                                         depends on it; the fast path must agree bit for bit)
  *
  * Exit 0 when everything matches, 1 with one line per mismatch, 2 on usage
  * or I/O errors.  The accounting check is a small fsck: every block is in
@@ -29,6 +31,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <zlib.h>
 #include "libstalefs.h"
 
 static const char *prog = "mkfs_readback";
@@ -675,6 +678,42 @@ static int cmd_compare(const char *image, const char *tree, const char *manifest
 	return 0;
 }
 
+static int cmd_crc_selftest(void)
+{
+	static u8 buf[70000];
+	u32 x = 12345, i, bad = 0;
+
+	for (i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (u8)(x >> 16);
+	}
+	/* The check value of CRC-32/ISO-HDLC: inverted in and out, as zlib does. */
+	if (~stalefs_crc32_le(~0u, "123456789", 9) != 0xCBF43926u) {
+		printf("MISMATCH crc32(\"123456789\") = %08x, not cbf43926\n", ~stalefs_crc32_le(~0u, "123456789", 9));
+		return 1;
+	}
+	for (i = 0; i < 20000; i++) {
+		size_t off, len;
+		u32 seed, want, got;
+
+		x = x * 1103515245u + 12345u;
+		off = (x >> 8) % 64;
+		x = x * 1103515245u + 12345u;
+		len = i < 10000 ? (x >> 8) % 300 : (x >> 4) % (sizeof(buf) - 64);
+		x = x * 1103515245u + 12345u;
+		seed = x;
+		want = ~(u32)crc32(~seed & 0xffffffffUL, buf + off, (uInt)len);
+		got = stalefs_crc32_le(seed, buf + off, len);
+		if (want != got && bad++ < 5)
+			printf("MISMATCH crc32 of %zu bytes at offset %zu, seed %08x: %08x, zlib %08x\n", len, off, seed,
+			       got, want);
+	}
+	if (bad)
+		return 1;
+	printf("ok: crc32 agrees with zlib on 20000 buffers\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	initialize_slfs_error_table();
@@ -686,6 +725,8 @@ int main(int argc, char **argv)
 		return cmd_compare(argv[2], argv[3], argv[4]);
 	if (argc == 3 && strcmp(argv[1], "check") == 0)
 		return cmd_compare(argv[2], NULL, NULL);
-	fprintf(stderr, "usage: %s super IMAGE | manifest DIR | compare IMAGE DIR MANIFEST | check IMAGE\n", prog);
+	if (argc == 2 && strcmp(argv[1], "crc-selftest") == 0)
+		return cmd_crc_selftest();
+	fprintf(stderr, "usage: %s super IMAGE | manifest DIR | compare IMAGE DIR MANIFEST | check IMAGE | crc-selftest\n", prog);
 	return 2;
 }

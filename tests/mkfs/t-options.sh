@@ -354,3 +354,8 @@ test_question_names_other_filesystems() {
 	grep -q 'contains a ext2/ext3/ext4 file system' term.out || fail "ext4 not recognised"
 	[ "$rc" -eq 8 ] || fail "answering no exited $rc"
 }
+
+# Every checksum in every image goes through the library's CRC32; its fast path must match zlib's.
+test_crc32_matches_zlib() {
+	"$READBACK" crc-selftest || fail "the library's CRC32 disagrees with zlib"
+}
