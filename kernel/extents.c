@@ -22,6 +22,7 @@
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include "stalefs.h"
+#include "stale.h"
 
 static u32 ext_node_cap(struct super_block *sb)
 {
@@ -509,6 +510,9 @@ int stalefs_ext_save(struct inode *inode)
 	u32 depth = 0, total = 0, c, i, lvl, node = 0;
 	void *img = NULL;
 	int err = 0;
+
+	/* stale.c: the inode's STALE flag follows its extents (fsck's S5) */
+	stalefs_stale_sync_flag(inode);
 
 	/* Shape: leaves of 'cap' extents, index levels until the root's 7 suffice. */
 	c = n;

@@ -9,6 +9,7 @@
 #include <linux/sched/mm.h>
 #include <linux/falloc.h>
 #include "stalefs.h"
+#include "stale.h"
 
 /* ---- address space ---- */
 
@@ -149,8 +150,11 @@ static ssize_t stalefs_file_write_iter(struct kiocb *iocb, struct iov_iter *from
 		if (ret > 0)
 			iocb->ki_pos += ret;
 	}
-	if (ret > 0)
+	if (ret > 0) {
 		mark_inode_dirty(inode);	/* size may have grown */
+		/* stale.c: STALE extents this write wholly replaced lose the mark */
+		stalefs_stale_written(inode, iocb->ki_pos - ret, ret, iocb->ki_flags & IOCB_DIRECT);
+	}
 out:
 	inode_unlock(inode);
 	if (ret > 0)
@@ -325,6 +329,9 @@ static long stalefs_fallocate(struct file *file, int mode, loff_t offset, loff_t
 	bool size_change = false;
 	long err;
 
+	/* stale.c: for kernels whose VFS lets FALLOC_FL_NO_HIDE_STALE through */
+	if (mode & FALLOC_FL_NO_HIDE_STALE)
+		return stalefs_stale_fallocate(file, mode, offset, len);
 	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE))
 		return -EOPNOTSUPP;
 	if (!S_ISREG(inode->i_mode))
@@ -394,6 +401,8 @@ const struct file_operations stalefs_file_operations = {
 	.splice_read	= generic_file_splice_read,
 	.splice_write	= iter_file_splice_write,
 	.fallocate	= stalefs_fallocate,
+	.unlocked_ioctl	= stalefs_ioctl,	/* stale.c */
+	.compat_ioctl	= compat_ptr_ioctl,	/* the structs are the same in 32-bit */
 };
 
 const struct inode_operations stalefs_file_inode_operations = {

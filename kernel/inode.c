@@ -9,6 +9,7 @@
 #include <linux/sched/mm.h>
 #include <linux/writeback.h>
 #include "stalefs.h"
+#include "stale.h"
 
 /* Where inode 'ino' lives; NULL and an error when the number is impossible. */
 static struct buffer_head *inode_block(struct super_block *sb, u32 ino, u32 *offset, int *err)
@@ -367,6 +368,10 @@ int stalefs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry, st
 	int err;
 
 	err = setattr_prepare(mnt_userns, dentry, attr);
+	if (err)
+		return err;
+	/* stale.c: an inode holding STALE extents stays confined, armed or not */
+	err = stalefs_stale_setattr_check(mnt_userns, inode, attr);
 	if (err)
 		return err;
 	if ((attr->ia_valid & ATTR_SIZE) && attr->ia_size != inode->i_size) {

@@ -21,6 +21,8 @@
 /* Mount options (fs_context) */
 struct stalefs_mount_opts {
 	int errors;		/* STALEFS_ERRORS_*, 0: superblock default */
+	bool stale_gid_set;	/* stale.c: nohide_stale_gid= given */
+	u32 stale_gid;
 };
 
 struct stalefs_sb_info {
@@ -41,6 +43,9 @@ struct stalefs_sb_info {
 	u32 last_group;				/* rotor for directory placement */
 	spinlock_t err_lock;			/* superblock error fields */
 	struct workqueue_struct *conv_wq;	/* unwritten conversion after writeback */
+	/* stale.c: NO_HIDE_STALE armed by nohide_stale_gid=stale_gid */
+	bool stale_armed;
+	u32 stale_gid;
 };
 
 static inline struct stalefs_sb_info *STALEFS_SB(struct super_block *sb)

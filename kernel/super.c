@@ -12,6 +12,7 @@
 #include <linux/blkdev.h>
 #include <linux/ratelimit.h>
 #include "stalefs.h"
+#include "stale.h"
 
 static struct kmem_cache *stalefs_inode_cachep;
 
@@ -202,6 +203,7 @@ static int stalefs_show_options(struct seq_file *seq, struct dentry *root)
 
 	if (sbi->errors_opt)
 		seq_printf(seq, ",errors=%s", errors_names[sbi->errors]);
+	stalefs_stale_show_options(seq, root->d_sb);
 	return 0;
 }
 
@@ -218,7 +220,7 @@ static const struct super_operations stalefs_sops = {
 
 /* ---- mount ---- */
 
-enum { Opt_errors };
+enum { Opt_errors, Opt_nohide_stale_gid };
 
 static const struct constant_table stalefs_param_errors[] = {
 	{ "continue",	STALEFS_ERRORS_CONTINUE },
@@ -229,6 +231,7 @@ static const struct constant_table stalefs_param_errors[] = {
 
 static const struct fs_parameter_spec stalefs_param_spec[] = {
 	fsparam_enum("errors", Opt_errors, stalefs_param_errors),
+	fsparam_u32("nohide_stale_gid", Opt_nohide_stale_gid),	/* stale.c */
 	{}
 };
 
@@ -244,6 +247,10 @@ static int stalefs_parse_param(struct fs_context *fc, struct fs_parameter *param
 	switch (opt) {
 	case Opt_errors:
 		opts->errors = result.uint_32;
+		break;
+	case Opt_nohide_stale_gid:
+		opts->stale_gid_set = true;
+		opts->stale_gid = result.uint_32;
 		break;
 	}
 	return 0;
@@ -359,6 +366,10 @@ static int stalefs_fill_super(struct super_block *sb, struct fs_context *fc)
 		goto fail;
 	sbi->errors = opts->errors ? opts->errors : le16_to_cpu(sbi->raw->s_errors);
 	sbi->errors_opt = opts->errors != 0;
+	/* stale.c: arm NO_HIDE_STALE, recording the permitted group if need be */
+	err = stalefs_stale_mount(sb, fc, opts->stale_gid_set, opts->stale_gid, sb_rdonly(sb));
+	if (err)
+		goto fail;
 
 	sb->s_magic = STALEFS_SUPER_MAGIC;
 	sb->s_op = &stalefs_sops;
@@ -422,8 +433,14 @@ static int stalefs_reconfigure(struct fs_context *fc)
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
 	struct stalefs_mount_opts *opts = fc->fs_private;
 	bool want_ro = fc->sb_flags & SB_RDONLY;
+	int err;
 
 	sync_filesystem(sb);
+	/* stale.c: remounting without nohide_stale_gid= disarms */
+	err = stalefs_stale_mount(sb, fc, opts->stale_gid_set, opts->stale_gid,
+				  want_ro || ro_compat_unknown(sb));
+	if (err)
+		return err;
 	if (opts->errors) {
 		sbi->errors = opts->errors;
 		sbi->errors_opt = true;

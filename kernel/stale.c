@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NO_HIDE_STALE: confined stale allocation (DESIGN.md section 2).
+ *
+ * A STALE extent is allocated without zeroing: reads return whatever its
+ * blocks held, writes need no unwritten conversion.  That exposes someone
+ * else's old data, so it is fenced three ways:
+ *
+ *  - the mount must be armed (nohide_stale_gid=GID, which must agree with
+ *    the group the superblock records; the first armed mount records it);
+ *  - the caller must be in that group or hold CAP_SYS_RAWIO;
+ *  - the file must be confined: its group is the permitted one and others
+ *    cannot read it, and while it holds STALE extents setattr refuses any
+ *    change that would let it escape, armed or not.
+ *
+ * The request comes through STALEFS_IOC_FALLOCATE because Linux 6.1's
+ * vfs_fallocate() rejects FALLOC_FL_NO_HIDE_STALE before we see it; the ioctl
+ * repeats the checks vfs_fallocate() would have made.  ->fallocate forwards
+ * the flag here too, for kernels whose VFS lets it through.
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/falloc.h>
+#include <linux/fsnotify.h>
+#include <linux/limits.h>
+#include <linux/mount.h>
+#include <linux/mnt_idmapping.h>
+#include <linux/pagemap.h>
+#include <linux/sched/mm.h>
+#include <linux/uaccess.h>
+#include "stalefs.h"
+#include "stale.h"
+/* core/ is format/core (or a copy of it beside this file's headers): ../ is where the format headers live. */
+#include "core/../stalefs_ioctl.h"
+
+/* The group the superblock records, STALEFS_STALE_GID_NONE if none. */
+static u32 recorded_gid(struct super_block *sb)
+{
+	struct stalefs_super_block *raw = STALEFS_SB(sb)->raw;
+
+	/* The superblock verifier keeps the feature bit and the gid together. */
+	if (!(le32_to_cpu(raw->s_feature_ro_compat) & STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE))
+		return STALEFS_STALE_GID_NONE;
+	return le32_to_cpu(READ_ONCE(raw->s_stale_gid));
+}
+
+/* ---- mount ---- */
+
+static void record_gid(struct super_block *sb, u32 gid)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_super_block *raw = sbi->raw;
+
+	lock_buffer(sbi->sbh);
+	spin_lock(&sbi->err_lock);
+	raw->s_stale_gid = cpu_to_le32(gid);
+	raw->s_feature_ro_compat |= cpu_to_le32(STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE);
+	stalefs_super_set_csum(raw);
+	spin_unlock(&sbi->err_lock);
+	unlock_buffer(sbi->sbh);
+	mark_buffer_dirty(sbi->sbh);
+	/* On disk before the first stale extent can be: fsck's S3 depends on it. */
+	sync_dirty_buffer(sbi->sbh);
+}
+
+int stalefs_stale_mount(struct super_block *sb, struct fs_context *fc, bool given, u32 gid,
+			bool will_be_ro)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	u32 have = recorded_gid(sb);
+
+	if (!given) {
+		/* Disarmed: requests get EOPNOTSUPP; confinement still holds. */
+		sbi->stale_armed = false;
+		return 0;
+	}
+	if (gid == STALEFS_STALE_GID_NONE || !gid_valid(make_kgid(sb->s_user_ns, gid))) {
+		errorf(fc, "stalefs (%s): nohide_stale_gid=%u is not a usable group id", sb->s_id, gid);
+		return -EINVAL;
+	}
+	if (have != STALEFS_STALE_GID_NONE && have != gid) {
+		errorf(fc, "stalefs (%s): nohide_stale_gid=%u refused: the filesystem's permitted group is %u",
+		       sb->s_id, gid, have);
+		return -EINVAL;
+	}
+	if (have == STALEFS_STALE_GID_NONE) {
+		if (will_be_ro) {
+			errorf(fc, "stalefs (%s): nohide_stale_gid=%u: no permitted group is recorded yet, "
+			       "and a read-only mount cannot record one", sb->s_id, gid);
+			return -EINVAL;
+		}
+		record_gid(sb, gid);
+		pr_notice("stalefs (%s): recorded permitted group %u for stale allocation\n",
+			  sb->s_id, gid);
+	}
+	sbi->stale_gid = gid;
+	sbi->stale_armed = true;
+	return 0;
+}
+
+void stalefs_stale_show_options(struct seq_file *seq, struct super_block *sb)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+
+	if (sbi->stale_armed)
+		seq_printf(seq, ",nohide_stale_gid=%u", sbi->stale_gid);
+}
+
+/* ---- who may, which files ---- */
+
+static bool may_allocate_stale(struct super_block *sb)
+{
+	kgid_t kgid = make_kgid(sb->s_user_ns, STALEFS_SB(sb)->stale_gid);
+
+	/* in_group_p first: capable() marks the task as having used privilege. */
+	return in_group_p(kgid) || capable(CAP_SYS_RAWIO);
+}
+
+static bool is_permitted_gid(struct super_block *sb, kgid_t kgid)
+{
+	u32 gid = recorded_gid(sb);
+
+	return gid != STALEFS_STALE_GID_NONE && gid_eq(kgid, make_kgid(sb->s_user_ns, gid));
+}
+
+static bool confined(struct inode *inode)
+{
+	return is_permitted_gid(inode->i_sb, inode->i_gid) && !(inode->i_mode & S_IROTH);
+}
+
+/* Does the inode hold a STALE extent?  The extents decide, not the flag. */
+static bool holds_stale(struct inode *inode)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	bool any = false;
+	u32 i;
+
+	down_read(&ei->i_map_sem);
+	for (i = 0; i < ei->i_next && !any; i++)
+		any = ei->i_ext[i].flags & STALEFS_EXT_STALE;
+	up_read(&ei->i_map_sem);
+	return any;
+}
+
+void stalefs_stale_sync_flag(struct inode *inode)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	bool any = false;
+	u32 i;
+
+	if (!S_ISREG(inode->i_mode))
+		return;
+	for (i = 0; i < ei->i_next && !any; i++)
+		any = ei->i_ext[i].flags & STALEFS_EXT_STALE;
+	if (any)
+		ei->i_dflags |= STALEFS_INODE_STALE_FL;
+	else
+		ei->i_dflags &= ~STALEFS_INODE_STALE_FL;
+}
+
+int stalefs_stale_setattr_check(struct user_namespace *mnt_userns, struct inode *inode,
+				const struct iattr *attr)
+{
+	if (!(attr->ia_valid & (ATTR_GID | ATTR_MODE)) || !S_ISREG(inode->i_mode))
+		return 0;
+	if (!holds_stale(inode))
+		return 0;
+	if (attr->ia_valid & ATTR_GID) {
+		kgid_t kgid = from_vfsgid(mnt_userns, i_user_ns(inode), attr->ia_vfsgid);
+
+		/* Keeping a gid changes nothing; any other must be the permitted one. */
+		if (!gid_eq(kgid, inode->i_gid) && !is_permitted_gid(inode->i_sb, kgid))
+			return -EPERM;
+	}
+	if ((attr->ia_valid & ATTR_MODE) && (attr->ia_mode & S_IROTH) &&
+	    !(inode->i_mode & S_IROTH))
+		return -EPERM;
+	return 0;
+}
+
+/* ---- the allocation ---- */
+
+/* Holes and unwritten extents of blocks [first, last) become STALE. */
+static int make_stale(struct inode *inode, u64 first, u64 last)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	struct address_space *mapping = inode->i_mapping;
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+	unsigned int nofs;
+	u64 start = first;
+	int err;
+
+	last = min_t(u64, last, STALEFS_MAX_FILE_BLOCKS);
+	if (first >= last)
+		return 0;
+	/*
+	 * The page cache may hold zeros read from holes or unwritten blocks,
+	 * or dirty data still headed for unwritten blocks: write it out (its
+	 * conversion completes with the writeback) and drop the clean pages,
+	 * so later reads see what the now STALE blocks hold.  A page that will
+	 * not go only keeps showing zeros: nothing is exposed by it.
+	 */
+	err = filemap_write_and_wait_range(mapping, first << bits, (last << bits) - 1);
+	if (err)
+		return err;
+	invalidate_inode_pages2_range(mapping, (first << bits) >> PAGE_SHIFT,
+				      ((last << bits) - 1) >> PAGE_SHIFT);
+
+	down_write(&ei->i_map_sem);
+	nofs = memalloc_nofs_save();
+	err = stalefs_ext_convert(inode, (u32)first, (u32)(last - first),
+				  STALEFS_EXT_UNWRITTEN, STALEFS_EXT_STALE);
+	memalloc_nofs_restore(nofs);
+	up_write(&ei->i_map_sem);
+
+	/* Holes, a bounded piece at a time so others get the map in between. */
+	while (!err && start < last) {
+		struct stalefs_ext ex;
+		u32 n = (u32)min_t(u64, last - start, STALEFS_EXT_MAX_LEN);
+
+		down_write(&ei->i_map_sem);
+		nofs = memalloc_nofs_save();
+		/* Errors only when nothing at all could be mapped (ENOSPC ends it). */
+		err = stalefs_ext_alloc_range(inode, (u32)start, n, STALEFS_EXT_STALE, NULL);
+		while (!err && start < last && stalefs_ext_lookup(inode, (u32)start, &ex))
+			start = (u64)ex.lblk + ex.len;
+		memalloc_nofs_restore(nofs);
+		up_write(&ei->i_map_sem);
+		cond_resched();
+	}
+	return err;
+}
+
+long stalefs_stale_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
+{
+	struct inode *inode = file_inode(file);
+	struct super_block *sb = inode->i_sb;
+	unsigned int bits = sb->s_blocksize_bits;
+	unsigned int bs = sb->s_blocksize;
+	loff_t end = offset + len;
+	bool size_change = false;
+	long err;
+
+	if (mode & ~STALEFS_FALLOC_MODES)
+		return -EOPNOTSUPP;
+	if (!STALEFS_SB(sb)->stale_armed)
+		return -EOPNOTSUPP;
+	if (!S_ISREG(inode->i_mode))
+		return -ENODEV;
+	if (!may_allocate_stale(sb))
+		return -EPERM;
+
+	inode_lock(inode);
+	/* Under the inode lock: a chmod or chgrp (setattr) cannot slip in. */
+	err = -EPERM;
+	if (!confined(inode))
+		goto out_unlock;
+	if (!(mode & FALLOC_FL_KEEP_SIZE) && end > i_size_read(inode)) {
+		err = inode_newsize_ok(inode, end);
+		if (err)
+			goto out_unlock;
+		size_change = true;
+	}
+	inode_dio_wait(inode);
+	err = file_modified(file);
+	if (err)
+		goto out_unlock;
+	filemap_invalidate_lock(inode->i_mapping);
+	err = make_stale(inode, offset >> bits, DIV_ROUND_UP_ULL(end, 1ULL << bits));
+	if (!err && size_change) {
+		loff_t isize = i_size_read(inode);
+
+		/* The old EOF block's tail may hold mmap leftovers: zero it first. */
+		if (isize & (bs - 1))
+			err = iomap_zero_range(inode, isize,
+					       min_t(loff_t, end, round_up(isize, bs)) - isize,
+					       NULL, &stalefs_iomap_ops);
+		if (!err)
+			i_size_write(inode, end);
+	}
+	if (!err) {
+		inode->i_ctime = current_time(inode);
+		if (size_change)
+			inode->i_mtime = inode->i_ctime;
+		mark_inode_dirty(inode);
+		if ((file->f_flags & O_SYNC) || IS_SYNC(inode))
+			err = stalefs_sync_inode(inode);
+	}
+	filemap_invalidate_unlock(inode->i_mapping);
+out_unlock:
+	inode_unlock(inode);
+	return err;
+}
+
+void stalefs_stale_written(struct inode *inode, loff_t pos, ssize_t len, bool direct)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	unsigned int bits = inode->i_sb->s_blocksize_bits;
+	u64 first, last, lo = U64_MAX, hi = 0;
+	unsigned int nofs;
+	u32 i;
+
+	if (len <= 0 || !(ei->i_dflags & STALEFS_INODE_STALE_FL))
+		return;
+	/* Only blocks the write covered entirely. */
+	first = DIV_ROUND_UP_ULL(pos, 1ULL << bits);
+	last = min_t(u64, (u64)(pos + len) >> bits, STALEFS_MAX_FILE_BLOCKS);
+	if (first >= last)
+		return;
+	/*
+	 * STALE extents lying wholly inside [first, last) were rewritten: the
+	 * mark has nothing left to audit.  Extents partly covered keep it, so a
+	 * write never splits a STALE extent (that would cost what NO_HIDE_STALE
+	 * saves).  The span [lo, hi) of those extents holds no other STALE block,
+	 * since extents do not overlap.
+	 */
+	down_read(&ei->i_map_sem);
+	for (i = 0; i < ei->i_next && ei->i_ext[i].lblk < last; i++) {
+		const struct stalefs_ext *e = &ei->i_ext[i];
+
+		if ((e->flags & STALEFS_EXT_STALE) && e->lblk >= first &&
+		    (u64)e->lblk + e->len <= last) {
+			lo = min_t(u64, lo, e->lblk);
+			hi = max_t(u64, hi, (u64)e->lblk + e->len);
+		}
+	}
+	up_read(&ei->i_map_sem);
+	if (lo >= hi)
+		return;
+	/*
+	 * The mark goes only once the new data is on disk: after a crash a
+	 * block must be either rewritten or still marked.  Direct writes have
+	 * completed by now (the write path waits for them and flushes what it
+	 * fell back to buffering).  On failure the mark simply stays.
+	 */
+	if (!direct && filemap_write_and_wait_range(inode->i_mapping, lo << bits,
+						    (hi << bits) - 1))
+		return;
+	down_write(&ei->i_map_sem);
+	nofs = memalloc_nofs_save();
+	if (stalefs_ext_convert(inode, (u32)lo, (u32)(hi - lo), STALEFS_EXT_STALE, 0))
+		stalefs_error(inode->i_sb, inode->i_ino, 0,
+			      "cannot clear the stale mark of blocks %llu-%llu", lo, hi - 1);
+	memalloc_nofs_restore(nofs);
+	up_write(&ei->i_map_sem);
+}
+
+/* ---- the ioctls ---- */
+
+static long ioc_fallocate(struct file *file, struct stalefs_falloc_args __user *uarg)
+{
+	struct inode *inode = file_inode(file);
+	struct stalefs_falloc_args a;
+	loff_t offset, len;
+	long err;
+
+	if (copy_from_user(&a, uarg, sizeof(a)))
+		return -EFAULT;
+	if ((a.mode & ~STALEFS_FALLOC_MODES) || a.reserved || !a.length ||
+	    a.offset > LLONG_MAX || a.length > LLONG_MAX - a.offset)
+		return -EINVAL;
+	offset = a.offset;
+	len = a.length;
+	/* Without NO_HIDE_STALE this is plain fallocate(2), every check included. */
+	if (!(a.mode & FALLOC_FL_NO_HIDE_STALE))
+		return vfs_fallocate(file, a.mode, offset, len);
+	/* Disarmed is "this mode is not supported here", as vfs_fallocate says it. */
+	if (!STALEFS_SB(inode->i_sb)->stale_armed)
+		return -EOPNOTSUPP;
+
+	/*
+	 * What vfs_fallocate() checks before ->fallocate, in its order.  Only
+	 * security_file_permission() cannot be repeated (not exported to
+	 * modules): the security module had its say when the file was opened
+	 * for writing.
+	 */
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	if (IS_APPEND(inode))		/* the mode is more than KEEP_SIZE */
+		return -EPERM;
+	if (IS_IMMUTABLE(inode))
+		return -EPERM;
+	if (IS_SWAPFILE(inode))
+		return -ETXTBSY;
+	if (!S_ISREG(inode->i_mode))
+		return -ENODEV;
+	if (offset + len > inode->i_sb->s_maxbytes)
+		return -EFBIG;
+
+	/* Freeze protection and the mount's write count, as file_start_write gives fallocate. */
+	err = mnt_want_write_file(file);
+	if (err)
+		return err;
+	err = stalefs_stale_fallocate(file, a.mode, offset, len);
+	mnt_drop_write_file(file);
+	if (!err)
+		fsnotify_modify(file);
+	return err;
+}
+
+static long ioc_stale_info(struct file *file, struct stalefs_stale_info __user *uarg)
+{
+	struct super_block *sb = file_inode(file)->i_sb;
+	struct stalefs_stale_info info = {
+		.stale_gid = recorded_gid(sb),
+		.armed = STALEFS_SB(sb)->stale_armed,
+	};
+
+	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+long stalefs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	switch (cmd) {
+	case STALEFS_IOC_FALLOCATE:
+		return ioc_fallocate(file, (void __user *)arg);
+	case STALEFS_IOC_STALE_INFO:
+		return ioc_stale_info(file, (void __user *)arg);
+	default:
+		return -ENOTTY;
+	}
+}
