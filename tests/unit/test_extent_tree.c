@@ -414,6 +414,17 @@ START_TEST(damaged_nodes_refused)
 	stalefs_eh_index(stalefs_inode_eh(&t.inode))[0].ei_pblk = cpu_to_le64(other);
 	ck_err(stalefs_extent_read(t.fs, t.ino, &t.inode, &back), STALEFS_ERR_EXTENT_CORRUPT);
 
+	/* A root claiming one more level than its children have. */
+	stalefs_eh_index(stalefs_inode_eh(&t.inode))[0].ei_pblk = cpu_to_le64(node);
+	((struct stalefs_extent_header *)t.inode.i_block)->eh_depth = cpu_to_le16(2);
+	ck_err(stalefs_extent_read(t.fs, t.ino, &t.inode, &back), STALEFS_ERR_EXTENT_CORRUPT);
+	/* Deeper than the format allows. */
+	((struct stalefs_extent_header *)t.inode.i_block)->eh_depth = cpu_to_le16(STALEFS_EXT_MAX_DEPTH + 1);
+	ck_err(stalefs_extent_read(t.fs, t.ino, &t.inode, &back), STALEFS_ERR_EXTENT_CORRUPT);
+	((struct stalefs_extent_header *)t.inode.i_block)->eh_depth = cpu_to_le16(1);
+	ck_ok(stalefs_extent_read(t.fs, t.ino, &t.inode, &back));
+	stalefs_extent_list_free(&back);
+
 	/* The inode of a new generation no longer owns the old tree. */
 	stalefs_eh_index(stalefs_inode_eh(&t.inode))[0].ei_pblk = cpu_to_le64(node);
 	t.inode.i_generation = cpu_to_le32(le32_to_cpu(t.inode.i_generation) + 1);
