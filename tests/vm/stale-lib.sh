@@ -1,0 +1,101 @@
+# Shared by the stale-*.sh scenarios (NO_HIDE_STALE, issue 6).  Source after lib.sh.
+#
+# The scratch device is filled with 0xab before mkfs (as fstests generic/042
+# does), so any block that reaches a reader without being written or zeroed
+# shows up as a whole block of 0xab.  The data the scenarios write never
+# uses that byte.
+
+STALE_IOCTL=$STALEFS_BUILD/stale-ioctl
+STALE_FALLOC=$STALEFS_BUILD/stalefs-falloc
+STALE_READ="python3 $STALEFS_ROOT/tests/vm/stale-read.py"
+for t in "$STALE_IOCTL" "$STALE_FALLOC" "$MKFS_STALEFS" "$FSCK_STALEFS" "$DEBUGFS_STALEFS"; do
+	[[ -x $t ]] || fail "$t is missing (run make first)"
+done
+
+G=4242			# the permitted group
+MEMBER=5000		# uid 5000, gid 5000, supplementary group 4242
+OTHER=5001		# uid 5001, gid 5001, in no other group
+dev=$VM_DISK_SCRATCH
+mnt=/mnt/s
+mkdir -p $mnt
+
+# fresh_fs [mkfs options]: the pattern over the whole device, then mkfs.
+fresh_fs() {
+	xfs_io -d -c "pwrite -q -S 0xab -b 1m 0 $(blockdev --getsize64 "$dev")" "$dev"
+	"$MKFS_STALEFS" -q -F -b 4096 "$@" "$dev"
+}
+
+as_member() { as_user $MEMBER $MEMBER $G "$@"; }
+as_other() { as_user $OTHER $OTHER "" "$@"; }
+
+# expect_errno NAME CMD...: CMD (stale-ioctl) must print "errno NAME".
+expect_errno() {
+	local want=$1 out
+	shift
+	out=$("$@" 2>&1) && fail "expected $want from: $* (it succeeded: $out)"
+	[[ $out == *"errno $want"* ]] || fail "expected errno $want from: $*; got: $out"
+	echo "ok: $* -> $want"
+}
+
+# expect_ok CMD...: stale-ioctl must print "ok".
+expect_ok() {
+	local out
+	out=$("$@" 2>&1) || fail "expected success from: $*; got: $out"
+	echo "ok: $*"
+}
+
+# read_summary MODE FILE: "size=N pattern=P zero=Z other=O" (see stale-read.py).
+read_summary() { $STALE_READ "$1" "$2"; }
+
+# never_pattern FILE: through every read path, no block shows the pattern.
+never_pattern() {
+	local m s
+	for m in buffered direct mmap; do
+		s=$(read_summary $m "$1")
+		[[ $s == *" pattern=0 "* ]] || fail "$1 ($m read) shows the device's old contents: $s"
+	done
+	echo "no pattern in $1: $s"
+}
+
+# fiemap_flags FILE: the set of fiemap flags of its extents, sorted, one line.
+fiemap_flags() {
+	xfs_io -c "fiemap -v" "$1" | awk 'NR > 2 && $3 != "hole" { print $5 }' | sort -u | tr '\n' ' '
+}
+
+# unwritten_extents FILE: how many extents fiemap flags UNWRITTEN (0x800).
+unwritten_extents() {
+	local f n=0
+	for f in $(xfs_io -c "fiemap -v" "$1" | awk 'NR > 2 && $3 != "hole" { print $5 }'); do
+		((f & 0x800)) && n=$((n + 1))
+	done
+	echo $n
+}
+
+# extent_count FILE: extents fiemap reports (holes left out).
+extent_count() {
+	xfs_io -c "fiemap -v" "$1" | awk 'NR > 2 && $3 != "hole" { n++ } END { print n + 0 }'
+}
+
+remount() {
+	umount $mnt
+	mount -t stalefs -o "${1:-defaults}" "$dev" $mnt
+}
+
+# new_file PATH OWNER GROUP MODE: an empty file made by root.
+new_file() {
+	: >"$1"
+	chown "$2:$3" "$1"
+	chmod "$4" "$1"
+}
+
+# lsstale_row NAME: "stale-blocks confined" for /NAME from debugfs lsstale
+# on the unmounted device, or "none" when it is not listed.
+lsstale_row() {
+	"$DEBUGFS_STALEFS" -R lsstale "$dev" 2>/dev/null |
+		awk -v p="/$1" '$NF == p { print $5, $6; found = 1 } END { if (!found) print "none" }'
+}
+
+# inode_flags NAME: the Flags field of debugfs stat on the unmounted device.
+inode_flags() {
+	"$DEBUGFS_STALEFS" -R "stat /$1" "$dev" 2>/dev/null | sed -n 's/.*Flags: \(0x[0-9a-f]*\).*/\1/p'
+}
