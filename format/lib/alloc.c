@@ -92,9 +92,8 @@ static errcode_t load_group_bitmaps(stalefs_fs *fs, u32 group)
 					      fs->geom.block_bitmap_blocks, grp->block_bitmap);
 			if (err)
 				return err;
-			grp->bb_bad_csum = stalefs_bitmap_csum(fs->seed, group, grp->block_bitmap,
-							       (u32)bb_bytes(fs)) !=
-					   le32_to_cpu(d->bg_block_bitmap_csum);
+			grp->bb_bad_csum = stalefs_verify_block_bitmap_csum(fs->seed, group, d, grp->block_bitmap,
+									    (u32)bb_bytes(fs)) != 0;
 		}
 	}
 	if (!grp->inode_bitmap) {
@@ -106,9 +105,8 @@ static errcode_t load_group_bitmaps(stalefs_fs *fs, u32 group)
 					      fs->geom.inode_bitmap_blocks, grp->inode_bitmap);
 			if (err)
 				return err;
-			grp->ib_bad_csum = stalefs_bitmap_csum(fs->seed, group, grp->inode_bitmap,
-							       (u32)ib_bytes(fs)) !=
-					   le32_to_cpu(d->bg_inode_bitmap_csum);
+			grp->ib_bad_csum = stalefs_verify_inode_bitmap_csum(fs->seed, group, d, grp->inode_bitmap,
+									    (u32)ib_bytes(fs)) != 0;
 		}
 	}
 	return 0;
