@@ -39,6 +39,30 @@ START_TEST(crc_is_kernel_crc32_le)
 }
 END_TEST
 
+/* Every length and alignment (fast paths work on 16/64-byte chunks), with random seeds. */
+START_TEST(crc_all_lengths_and_alignments)
+{
+	static u8 buf[70000];
+	u64 rng = 0xC3C;
+	u32 len, align;
+
+	unit_fill(&rng, buf, sizeof(buf));
+	for (align = 0; align < 16; align++)
+		for (len = 0; len <= 600; len++) {
+			u32 seed = (u32)unit_rand(&rng);
+
+			hot_assert(stalefs_crc32_le(seed, buf + align, len) == ref_crc(seed, buf + align, len),
+				   "crc differs at length %u, alignment %u", len, align);
+		}
+	for (len = 4096 - 3; len <= 4096 + 3; len++)
+		ck_assert_uint_eq(stalefs_crc32_le(7, buf + 1, len), ref_crc(7, buf + 1, len));
+	ck_assert_uint_eq(stalefs_crc32_le(~0u, buf, 65536 + 17), ref_crc(~0u, buf, 65536 + 17));
+	/* Chaining: crc(a then b) = crc(b, seeded with crc(a)). */
+	ck_assert_uint_eq(stalefs_crc32_le(stalefs_crc32_le(5, buf, 1000), buf + 1000, 3000),
+			  stalefs_crc32_le(5, buf, 4000));
+}
+END_TEST
+
 START_TEST(seed_from_uuid)
 {
 	u8 uuid[16];
@@ -285,6 +309,7 @@ Suite *checksum_suite(void)
 	TCase *tc = tcase_create("checksum");
 
 	tcase_add_test(tc, crc_is_kernel_crc32_le);
+	tcase_add_test(tc, crc_all_lengths_and_alignments);
 	tcase_add_test(tc, seed_from_uuid);
 	tcase_add_test(tc, super_csum_reference);
 	tcase_add_test(tc, desc_csum_reference);
