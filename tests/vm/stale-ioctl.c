@@ -4,8 +4,8 @@
  * outcome by errno name, so VM scenarios can assert the precise error
  * (stalefs-falloc explains refusals in prose instead).
  *
- *   stale-ioctl falloc [-r] [-k] [-n] [-m MODE] [-R RESERVED] OFFSET LENGTH FILE
- *       -r open read-only (EBADF), -k KEEP_SIZE, -n no NO_HIDE_STALE bit,
+ *   stale-ioctl falloc [-r|-a] [-k] [-n] [-m MODE] [-R RESERVED] OFFSET LENGTH FILE
+ *       -r open read-only (EBADF), -a open O_WRONLY|O_APPEND, -k KEEP_SIZE, -n no NO_HIDE_STALE bit,
  *       -m MODE the raw mode word instead, -R the reserved field
  *   stale-ioctl info FILE       prints "stale_gid=G armed=A"
  *
@@ -22,7 +22,7 @@
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: stale-ioctl falloc [-r] [-k] [-n] [-m MODE] [-R RESERVED] OFFSET LENGTH FILE\n"
+	fprintf(stderr, "usage: stale-ioctl falloc [-r|-a] [-k] [-n] [-m MODE] [-R RESERVED] OFFSET LENGTH FILE\n"
 			"       stale-ioctl info FILE\n");
 	exit(2);
 }
@@ -71,9 +71,10 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "falloc") != 0)
 		usage();
 	optind = 2;
-	while ((c = getopt(argc, argv, "rknm:R:")) != -1) {
+	while ((c = getopt(argc, argv, "raknm:R:")) != -1) {
 		switch (c) {
 		case 'r': flags = O_RDONLY; break;
+		case 'a': flags = O_WRONLY | O_APPEND; break;
 		case 'k': a.mode |= FALLOC_FL_KEEP_SIZE; break;
 		case 'n': a.mode &= ~FALLOC_FL_NO_HIDE_STALE; break;
 		case 'm': a.mode = (__u32)num(optarg); break;

@@ -99,3 +99,33 @@ lsstale_row() {
 inode_flags() {
 	"$DEBUGFS_STALEFS" -R "stat /$1" "$dev" 2>/dev/null | sed -n 's/.*Flags: \(0x[0-9a-f]*\).*/\1/p'
 }
+
+# mount_errno OPTIONS [FLAGS]: mount(2) the scratch device on $mnt with the
+# data string OPTIONS (FLAGS: 1 read-only, 32 remount); prints "ok" or the
+# errno name, so a refusal's exact errno can be asserted (mount(8) only
+# paraphrases it).
+mount_errno() {
+	python3 - "$dev" "$mnt" "$1" "${2:-0}" <<'PY'
+import ctypes, errno, sys
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.mount(sys.argv[1].encode(), sys.argv[2].encode(), b"stalefs",
+               ctypes.c_ulong(int(sys.argv[4])), sys.argv[3].encode())
+print("ok" if r == 0 else errno.errorcode[ctypes.get_errno()].replace("ENOTSUP", "EOPNOTSUPP"))
+PY
+}
+
+# fallocate_errno MODE OFFSET LENGTH FILE: fallocate(2) itself; "ok" or the errno name.
+fallocate_errno() {
+	python3 - "$@" <<'PY'
+import ctypes, errno, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open(sys.argv[4], os.O_WRONLY)
+r = libc.fallocate(fd, int(sys.argv[1], 0), ctypes.c_long(int(sys.argv[2])), ctypes.c_long(int(sys.argv[3])))
+print("ok" if r == 0 else errno.errorcode[ctypes.get_errno()].replace("ENOTSUP", "EOPNOTSUPP"))
+PY
+}
+
+# digest FILE: size, blocks held and content hash, to show a file unchanged.
+digest() {
+	echo "$(stat -c '%s %b' "$1") $(sha1sum <"$1" | cut -d' ' -f1)"
+}
