@@ -269,11 +269,11 @@ static int ex_entry(const struct xw_entry *e, void *priv)
 		return 0;
 	}
 	if (e->is_index) {
-		printf("%*s  %u/%u  index  lblk %u -> node at block %llu\n", (int)n->level * 2, "", e->index + 1,
+		printf("%*s  %3u/%-3u  index  lblk %u -> node at block %llu\n", (int)n->level * 2, "", e->index + 1,
 		       n->entries, e->lblk, (unsigned long long)e->pblk);
 		return 0;
 	}
-	printf("%*s  %u/%u  %10u - %-10llu  %12llu - %-12llu  len %5u%s%s%s\n", (int)n->level * 2, "",
+	printf("%*s  %3u/%-3u %10u - %-10llu  %12llu - %-12llu  len %5u%s%s%s\n", (int)n->level * 2, "",
 	       e->index + 1, n->entries, e->lblk, (unsigned long long)e->lblk + (e->len ? e->len - 1 : 0),
 	       (unsigned long long)e->pblk, (unsigned long long)e->pblk + (e->len ? e->len - 1 : 0), e->len,
 	       e->flags ? "  " : "", e->flags ? dbg_ext_flags(e->flags) : "",

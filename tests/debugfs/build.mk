@@ -48,13 +48,27 @@ $(FUZZ_DIR)/%.o: %.c $(FUZZ_DIR)/gen/stalefs_err.h
 $(FUZZ_DEBUGFS): $(FUZZ_DEBUGFS_OBJ)
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lcom_err -lz
 
+# The editing twin (-DFUZZ_RW): the same image corpus, opened read-write.
+FUZZ_DEBUGFS_RW := $(FUZZ_DIR)/fuzz_debugfs_rw
+$(FUZZ_DIR)/tests/fuzz/debugfs/fuzz_debugfs_rw.o: tests/fuzz/debugfs/fuzz_debugfs.c $(FUZZ_DIR)/gen/stalefs_err.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_RW -MMD -MP -c $< -o $@
+
+$(FUZZ_DEBUGFS_RW): $(filter-out %/fuzz_debugfs.o,$(FUZZ_DEBUGFS_OBJ)) $(FUZZ_DIR)/tests/fuzz/debugfs/fuzz_debugfs_rw.o
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lcom_err -lz
+
 $(FUZZ_CORPUS)/.seeded: tests/fuzz/debugfs/make-seeds build/mkfs.stalefs build/debugfs.stalefs
 	tests/fuzz/debugfs/make-seeds $(FUZZ_CORPUS) build/mkfs.stalefs build/debugfs.stalefs
 	touch $@
 
-.PHONY: fuzz-debugfs check-fuzz-debugfs
+.PHONY: fuzz-debugfs fuzz-debugfs-rw check-fuzz-debugfs
 fuzz-debugfs: $(FUZZ_DEBUGFS) $(FUZZ_CORPUS)/.seeded
 	$(FUZZ_DEBUGFS) -max_total_time=$(FUZZ_TIME) -max_len=262144 -timeout=20 -close_fd_mask=3 $(FUZZ_CORPUS)
+
+fuzz-debugfs-rw: $(FUZZ_DEBUGFS_RW) $(FUZZ_CORPUS)/.seeded
+	mkdir -p $(FUZZ_CORPUS)-rw
+	$(FUZZ_DEBUGFS_RW) -max_total_time=$(FUZZ_TIME) -max_len=262144 -timeout=20 -close_fd_mask=3 \
+		$(FUZZ_CORPUS)-rw $(FUZZ_CORPUS)
 
 # Bounded: 60 seconds on a private copy of the seeds, so `make check` does not grow the corpus.
 CHECK_TARGETS += check-fuzz-debugfs
