@@ -263,6 +263,11 @@ int fsck_main(int argc, char **argv)
 	the_ctx = &ctx;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	initialize_slfs_error_table();
+	if (problem_table_verify()) {
+		fprintf(stderr, "%s: the problem table is inconsistent (code 0x%06x)\n", ctx.program,
+			problem_table_verify());
+		return FSCK_LIBRARY;
+	}
 	parse_args(&ctx, argc, argv);
 
 	memset(&sa, 0, sizeof(sa));

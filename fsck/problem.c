@@ -218,8 +218,11 @@ static const struct problem table[] = {
 	  P_FIX, PR_PREEN_OK | PR_PREEN_NOMSG, 0 },
 	{ PR_5_GROUP_DIRS, "Directories count wrong for group #%g (%N, counted=%M).",
 	  P_FIX, PR_PREEN_OK | PR_PREEN_NOMSG, 0 },
-	{ PR_5_FREE_BLOCKS, "Free blocks count wrong (%N, counted=%M).", P_FIX, PR_PREEN_OK | PR_PREEN_NOMSG, 0 },
-	{ PR_5_FREE_INODES, "Free inodes count wrong (%N, counted=%M).", P_FIX, PR_PREEN_OK | PR_PREEN_NOMSG, 0 },
+	/* The superblock totals are summaries the descriptors outrank: a wrong one is no error left behind. */
+	{ PR_5_FREE_BLOCKS, "Free blocks count wrong (%N, counted=%M).", P_FIX,
+	  PR_PREEN_OK | PR_PREEN_NOMSG | PR_NO_OK, 0 },
+	{ PR_5_FREE_INODES, "Free inodes count wrong (%N, counted=%M).", P_FIX,
+	  PR_PREEN_OK | PR_PREEN_NOMSG | PR_NO_OK, 0 },
 };
 
 static const struct latch_desc latches[] = {
