@@ -526,11 +526,17 @@ int stalefs_ext_save(struct inode *inode)
 
 	/* Own exactly 'total' node blocks: allocate more, free the extra. */
 	while (ei->i_nnodes < total) {
-		u64 goal = ei->i_nnodes ? ei->i_nodes[ei->i_nnodes - 1] + 1 :
-			   (n ? ei->i_ext[0].pblk : 0);
+		/*
+		 * A little ahead of the file's data, next to the previous node
+		 * when that is further: never at a data goal, or nodes would
+		 * fill the file's holes and break its contiguity.
+		 */
+		u64 goal = n ? ei->i_ext[n - 1].pblk + ei->i_ext[n - 1].len + 256 : 0;
 		u64 pblk;
 		u32 got;
 
+		if (ei->i_nnodes && ei->i_nodes[ei->i_nnodes - 1] + 1 > goal)
+			goal = ei->i_nodes[ei->i_nnodes - 1] + 1;
 		err = stalefs_new_blocks(inode, goal, 1, &pblk, &got);
 		if (err)
 			return err;
