@@ -30,7 +30,7 @@ kernel-install: $(KMOD)
 kernel-dkms:
 	rm -rf $(DESTDIR)/usr/src/stalefs-$(KERNEL_VERSION_STR)
 	install -d $(DESTDIR)/usr/src/stalefs-$(KERNEL_VERSION_STR)/core
-	cp kernel/*.c kernel/*.h kernel/Kbuild kernel/dkms.conf $(DESTDIR)/usr/src/stalefs-$(KERNEL_VERSION_STR)/
+	cp $(filter-out %.mod.c,$(wildcard kernel/*.c)) kernel/*.h kernel/Kbuild kernel/dkms.conf $(DESTDIR)/usr/src/stalefs-$(KERNEL_VERSION_STR)/
 	cp format/core/*.c format/core/*.h $(DESTDIR)/usr/src/stalefs-$(KERNEL_VERSION_STR)/core/
 	rm -f $(DESTDIR)/usr/src/stalefs-$(KERNEL_VERSION_STR)/core/crc32_user.c
 	cp format/stalefs_format.h format/stalefs_ioctl.h $(DESTDIR)/usr/src/stalefs-$(KERNEL_VERSION_STR)/

@@ -44,7 +44,8 @@ void __stalefs_error(struct super_block *sb, const char *func, u32 ino, u64 bloc
 		       sb->s_id, func, ino, block, &vaf);
 	va_end(args);
 
-	if (!raw)
+	/* A read-only mount never writes, not even the error record. */
+	if (!raw || sb_rdonly(sb))
 		return;
 	/* Record it so fsck knows the filesystem needs a check. */
 	lock_buffer(sbi->sbh);
@@ -66,8 +67,6 @@ void __stalefs_error(struct super_block *sb, const char *func, u32 ino, u64 bloc
 	unlock_buffer(sbi->sbh);
 	mark_buffer_dirty(sbi->sbh);
 
-	if (sb_rdonly(sb))
-		return;
 	switch (sbi->errors) {
 	case STALEFS_ERRORS_PANIC:
 		panic("stalefs (%s): panic forced after error\n", sb->s_id);
@@ -409,6 +408,9 @@ static int stalefs_fill_super(struct super_block *sb, struct fs_context *fc)
 		err = -ENOMEM;
 		goto fail;
 	}
+	if (le16_to_cpu(sbi->raw->s_state) & STALEFS_STATE_ERRORS)
+		pr_warn("stalefs (%s): filesystem has recorded errors; running fsck.stalefs is recommended\n",
+			sb->s_id);
 	if (!sb_rdonly(sb))
 		mark_mounted_rw(sb);
 	return 0;
