@@ -70,12 +70,17 @@ fuzz-debugfs-rw: $(FUZZ_DEBUGFS_RW) $(FUZZ_CORPUS)/.seeded
 	$(FUZZ_DEBUGFS_RW) -max_total_time=$(FUZZ_TIME) -max_len=262144 -timeout=20 -close_fd_mask=3 \
 		$(FUZZ_CORPUS)-rw $(FUZZ_CORPUS)
 
-# Bounded: 60 seconds on a private copy of the seeds, so `make check` does not grow the corpus.
+# Bounded: 60 seconds read-only and 30 seconds editing, on private copies of the
+# seeds, so `make check` does not grow the corpus.
 CHECK_TARGETS += check-fuzz-debugfs
 check-fuzz-debugfs:
 	$(MAKE) --no-print-directory SAN=0 build/mkfs.stalefs build/debugfs.stalefs
-	$(MAKE) --no-print-directory $(FUZZ_DEBUGFS) $(FUZZ_CORPUS)/.seeded
+	$(MAKE) --no-print-directory $(FUZZ_DEBUGFS) $(FUZZ_DEBUGFS_RW) $(FUZZ_CORPUS)/.seeded
 	rm -rf $(FUZZ_DIR)/check-corpus-debugfs && mkdir -p $(FUZZ_DIR)/check-corpus-debugfs
-	$(FUZZ_DEBUGFS) -max_total_time=60 -max_len=262144 -timeout=20 -close_fd_mask=3 $(FUZZ_DIR)/check-corpus-debugfs $(FUZZ_CORPUS)
+	$(FUZZ_DEBUGFS) -max_total_time=60 -max_len=262144 -timeout=20 -close_fd_mask=3 \
+		$(FUZZ_DIR)/check-corpus-debugfs $(FUZZ_CORPUS)
+	rm -rf $(FUZZ_DIR)/check-corpus-debugfs && mkdir -p $(FUZZ_DIR)/check-corpus-debugfs
+	$(FUZZ_DEBUGFS_RW) -max_total_time=30 -max_len=262144 -timeout=20 -close_fd_mask=3 \
+		$(FUZZ_DIR)/check-corpus-debugfs $(FUZZ_CORPUS)
 
 -include $(shell find $(FUZZ_DIR) -name '*.d' 2>/dev/null)
