@@ -4,6 +4,8 @@
 # the stale scenarios write over the whole device before mkfs (0xab):
 #   size=N pattern=P zero=Z other=O
 # P blocks are wholly the pattern (old disk contents), Z wholly zero.
+# stale-read.py all FILE...: every file through every path, one line each:
+#   FILE buffered:P direct:P mmap:P      (P: blocks showing the pattern)
 import mmap
 import os
 import sys
@@ -44,9 +46,20 @@ def read_mmap(path):
             return m[:]
 
 
+READERS = {"buffered": read_buffered, "direct": read_direct, "mmap": read_mmap}
+
+
+def pattern_blocks(data):
+    return sum(1 for i in range(0, len(data), BS) if data[i:i + BS].count(PAT) == len(data[i:i + BS]))
+
+
 def main():
-    mode, path = sys.argv[1], sys.argv[2]
-    data = {"buffered": read_buffered, "direct": read_direct, "mmap": read_mmap}[mode](path)
+    mode = sys.argv[1]
+    if mode == "all":
+        for path in sys.argv[2:]:
+            print(path, " ".join(f"{m}:{pattern_blocks(r(path))}" for m, r in READERS.items()))
+        return
+    data = READERS[mode](sys.argv[2])
     pat = zero = other = 0
     for i in range(0, len(data), BS):
         b = data[i:i + BS]
