@@ -62,6 +62,9 @@ bool dbg_name_to_ino_follow(const char *cmd, const char *name, bool follow, u32 
 /* Read an inode for display: bad checksums and content are reported, not fatal. */
 bool dbg_read_inode(const char *cmd, u32 ino, struct stalefs_inode *inode, int *rule);
 
+/* Warn (no failure) when ino lies past bg_itable_unused: what is written there is not read. */
+void dbg_warn_uninit(const char *cmd, u32 ino);
+
 /* ---- opening ---- */
 errcode_t dbg_open_fs(const char *name, int flags, u64 sb_block, u32 block_size);
 errcode_t dbg_close_fs(bool write);

@@ -270,6 +270,32 @@ static bool parse_uuid(const char *s, u8 out[16])
 	return i == 16 && *s == '\0';
 }
 
+/* 8, 12 or 14 digits: YYYYMMDD[HHMM[SS]], UTC. */
+static bool parse_date(const char *s, u64 *v)
+{
+	size_t n = strlen(s), i;
+	struct tm tm;
+	char buf[16];
+	time_t t;
+
+	if (n != 8 && n != 12 && n != 14)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return false;
+	memcpy(buf, s, n);
+	memcpy(buf + n, "000000", 14 - n);
+	buf[14] = '\0';
+	memset(&tm, 0, sizeof(tm));
+	if (!strptime(buf, "%Y%m%d%H%M%S", &tm))
+		return false;
+	t = timegm(&tm);
+	if (t == (time_t)-1)
+		return false;
+	*v = (u64)(s64)t;
+	return true;
+}
+
 bool field_set(const struct field *f, u8 *buf, u32 offset, const char *value, char *err, size_t errlen)
 {
 	u64 v;
@@ -285,7 +311,11 @@ bool field_set(const struct field *f, u8 *buf, u32 offset, const char *value, ch
 	case F_TIME:
 		if (strcmp(value, "now") == 0) {
 			v = (u64)time(NULL);
+		} else if (parse_date(value, &v)) {
+			/* YYYYMMDD[HHMM[SS]] in UTC, as e2fsprogs' debugfs takes dates */
 		} else {
+			if (*value == '@')
+				value++;
 			char *end;
 			long long t;
 
@@ -332,7 +362,7 @@ void field_list(const struct field *table, const char *what)
 		char range[32] = "";
 
 		switch (f->kind) {
-		case F_TIME: type = "date (seconds, or \"now\")"; break;
+		case F_TIME: type = "time (\"now\", seconds, @seconds, YYYYMMDD[HHMM[SS]])"; break;
 		case F_STRING: type = "string"; break;
 		case F_UUID: type = "uuid"; break;
 		case F_FEATURE0: case F_FEATURE1: case F_FEATURE2: type = "feature mask or names"; break;

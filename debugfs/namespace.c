@@ -178,6 +178,22 @@ DBG_CMD(do_rmdir)
 		dbg_err(argv[0], err, "removing directory %s", argv[1]);
 }
 
+/* kill_file: free the inode and its blocks as a deletion would, but leave every
+ * name pointing at it (e2fsprogs' kill_file): a dangling entry for fsck to find. */
+DBG_CMD(do_kill_file)
+{
+	u32 ino;
+	errcode_t err;
+
+	(void)sci_idx; (void)info;
+	if (!dbg_args(argc, argv, 1, 1, "<file>") || !dbg_need_rw(argv[0]) || !dbg_need_bitmaps(argv[0]) ||
+	    !dbg_name_to_ino(argv[0], argv[1], &ino))
+		return;
+	err = stalefs_delete_inode(dbg.fs, ino);
+	if (err)
+		dbg_err(argv[0], err, "killing inode %u", ino);
+}
+
 DBG_CMD(do_link)
 {
 	const char *name, *base;

@@ -104,6 +104,8 @@ DBG_CMD(do_set_inode_field)
 	err = stalefs_write_inode_raw(dbg.fs, ino, &inode);
 	if (err)
 		dbg_err(argv[0], err, "writing inode %u", ino);
+	else
+		dbg_warn_uninit(argv[0], ino);
 }
 
 DBG_CMD(do_set_super)

@@ -167,6 +167,18 @@ bool dbg_read_inode(const char *cmd, u32 ino, struct stalefs_inode *inode, int *
 	return true;
 }
 
+void dbg_warn_uninit(const char *cmd, u32 ino)
+{
+	const struct stalefs_geom *g = &dbg.fs->geom;
+	const struct stalefs_group_desc *d = &dbg.fs->groups[stalefs_ino_group(g, ino)].desc;
+	u32 unused = le32_to_cpu(d->bg_itable_unused);
+
+	if (unused <= g->inodes_per_group && (ino - 1) % g->inodes_per_group < g->inodes_per_group - unused)
+		return;
+	fprintf(stderr, "%s: warning: inode %u is in the uninitialised part of its inode table "
+		"(bg_itable_unused); readers treat it as empty\n", cmd, ino);
+}
+
 const char *dbg_mode_type(u16 mode)
 {
 	switch (mode & STALEFS_S_IFMT) {

@@ -25,6 +25,29 @@ DBG_CMD(do_clri)
 }
 
 /*
+ * copy_inode SRC DEST: the raw 256 bytes, unchanged -- i_ino and the checksum
+ * still name SRC, which is how a misplaced inode looks.
+ */
+DBG_CMD(do_copy_inode)
+{
+	struct stalefs_inode inode;
+	u32 src, dest;
+	int rule;
+	errcode_t err;
+
+	(void)sci_idx; (void)info;
+	if (!dbg_args(argc, argv, 2, 2, "<source file> <dest_name>") || !dbg_need_rw(argv[0]) ||
+	    !dbg_name_to_ino(argv[0], argv[1], &src) || !dbg_name_to_ino(argv[0], argv[2], &dest) ||
+	    !dbg_read_inode(argv[0], src, &inode, &rule))
+		return;
+	err = stalefs_write_inode_raw(dbg.fs, dest, &inode);
+	if (err)
+		dbg_err(argv[0], err, "writing inode %u", dest);
+	else
+		dbg_warn_uninit(argv[0], dest);
+}
+
+/*
  * zap_block [-f file] [-o offset] [-l length] [-p pattern] [-b bit] block:
  * fill a byte range of a block with a pattern (default 0), or flip one bit.
  * With -f, block is a logical block of that file.  Checksums are never fixed:
