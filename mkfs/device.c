@@ -10,52 +10,10 @@
 #include <sys/stat.h>
 #include "mkfs.h"
 
-/* A loop device whose backing file is `path` (dev, ino match). */
-static bool file_backs_mounted_loop(const struct stat *target, const char *mounted_dev)
-{
-	char path[PATH_MAX], backing[PATH_MAX];
-	const char *name = strrchr(mounted_dev, '/');
-	struct stat st;
-	FILE *f;
-	bool match = false;
-
-	if (!name || strncmp(name + 1, "loop", 4) != 0)
-		return false;
-	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", name + 1);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (fgets(backing, sizeof(backing), f)) {
-		backing[strcspn(backing, "\n")] = '\0';
-		match = stat(backing, &st) == 0 && st.st_dev == target->st_dev && st.st_ino == target->st_ino;
-	}
-	fclose(f);
-	return match;
-}
-
+/* Shared with fsck: format/lib/mounted.c (a device, or an image file backing a mounted loop device). */
 bool device_is_mounted(const char *device)
 {
-	struct stat target, st;
-	struct mntent *m;
-	FILE *f;
-	bool mounted = false;
-
-	if (stat(device, &target) < 0)
-		return false;
-	f = setmntent("/proc/mounts", "r");
-	if (!f)
-		return false;
-	while (!mounted && (m = getmntent(f))) {
-		if (stat(m->mnt_fsname, &st) < 0)
-			continue;
-		if (S_ISBLK(target.st_mode) && S_ISBLK(st.st_mode) && st.st_rdev == target.st_rdev)
-			mounted = true;
-		else if (S_ISREG(target.st_mode) && S_ISBLK(st.st_mode) &&
-			 file_backs_mounted_loop(&target, m->mnt_fsname))
-			mounted = true;
-	}
-	endmntent(f);
-	return mounted;
+	return stalefs_device_is_mounted(device);
 }
 
 /* Name of a filesystem (or swap) found on the device, or NULL. */
