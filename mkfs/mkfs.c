@@ -98,6 +98,9 @@ static void parse_features(const char *list, struct stalefs_mkfs_params *p)
 		if (kind == 1 && bit == STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE && !clear &&
 		    p->stale_gid == STALEFS_STALE_GID_NONE)
 			usage_error("%s needs a permitted group: use -G GID", tok);
+		if (kind == 1 && bit == STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE && clear &&
+		    p->stale_gid != STALEFS_STALE_GID_NONE)
+			usage_error("%s conflicts with -G, which records a permitted group and sets nohide_stale", tok);
 		if ((kind == 0 && (bit & ~STALEFS_FEATURE_COMPAT_SUPP)) ||
 		    (kind == 1 && (bit & ~STALEFS_FEATURE_RO_COMPAT_SUPP)) ||
 		    (kind == 2 && (bit & ~STALEFS_FEATURE_INCOMPAT_SUPP)))
