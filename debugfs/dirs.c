@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include "debugfs.h"
+#include "scan.h"
 
 struct ls_ctx {
 	bool long_fmt, deleted, json, first;
@@ -58,8 +59,7 @@ DBG_CMD(do_list_dir)
 {
 	struct ls_ctx c = { .json = dbg.json, .first = true };
 	const char *name = ".";
-	int ch;
-	errcode_t err;
+	int ch, problems;
 
 	(void)sci_idx; (void)info;
 	optind = 0;
@@ -83,13 +83,13 @@ DBG_CMD(do_list_dir)
 		return;
 	if (c.json)
 		printf("{\"dir\":%u,\"entries\":[", c.dir);
-	err = stalefs_dir_iterate(dbg.fs, c.dir, c.deleted ? STALEFS_DIR_ITER_EMPTY : 0, ls_cb, &c);
+	problems = dbg_dir_iterate(argv[0], c.dir, c.deleted, ls_cb, &c);
 	if (c.json)
 		printf("]}\n");
 	else if (!c.long_fmt)
 		printf("\n");
-	if (err)
-		dbg_err(argv[0], err, "listing %s", name);
+	if (problems)
+		dbg_fail();	/* each damaged block was named on stderr */
 }
 
 DBG_CMD(do_change_working_dir)
@@ -149,7 +149,6 @@ DBG_CMD(do_dirsearch)
 {
 	struct search_ctx c;
 	u32 dir;
-	errcode_t err;
 
 	(void)sci_idx; (void)info;
 	if (!dbg_args(argc, argv, 2, 2, "dir filename") || !dbg_need_fs(argv[0]) ||
@@ -158,9 +157,8 @@ DBG_CMD(do_dirsearch)
 	c.name = argv[2];
 	c.len = strlen(argv[2]);
 	c.found = false;
-	err = stalefs_dir_iterate(dbg.fs, dir, 0, search_cb, &c);
-	if (err)
-		dbg_err(argv[0], err, "searching directory %s", argv[1]);
+	if (dbg_dir_iterate(argv[0], dir, false, search_cb, &c) && !c.found)
+		dbg_fail();
 	else if (!c.found)
 		dbg_msg(argv[0], "%s not found in %s", argv[2], argv[1]);
 }

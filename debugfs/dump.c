@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "debugfs.h"
+#include "scan.h"
 
 #define CHUNK (1u << 20)
 
@@ -221,9 +222,8 @@ static bool rdump_inode(const char *cmd, u32 ino, const char *name, const char *
 			ok = false;
 			break;
 		}
-		err = stalefs_dir_iterate(dbg.fs, ino, 0, rdump_entry, &c);
-		if (err) {
-			dbg_err(cmd, err, "reading directory %s", name);
+		if (dbg_dir_iterate(cmd, ino, false, rdump_entry, &c)) {
+			dbg_fail();	/* the damaged blocks were named; the rest was dumped */
 			ok = false;
 		}
 		ok = ok && c.ok;

@@ -41,6 +41,8 @@ int dbg_inode_scan(dbg_inode_fn fn, void *priv)
 }
 
 struct tree_ctx {
+	const char *cmd;
+	int problems;
 	dbg_tree_fn fn;
 	void *priv;
 	u8 *seen;	/* directories already entered (a corrupt tree may loop) */
@@ -78,12 +80,17 @@ static void walk_dir(struct tree_ctx *c, u32 dir, int depth)
 {
 	struct dir_batch b = { 0 };
 	size_t len = strlen(c->path), i;
+	int r;
 
 	if (depth > 256 || c->ret)
 		return;
-	if (stalefs_dir_iterate(dbg.fs, dir, 0, collect_cb, &b)) {
-		/* Keep what was read before the damage. */
+	r = dbg_dir_iterate(c->cmd, dir, false, collect_cb, &b);
+	if (r < 0) {
+		c->ret = r;
+		free(b.e);
+		return;
 	}
+	c->problems += r;
 	for (i = 0; i < b.n && !c->ret; i++) {
 		const struct stalefs_dirent_info *de = &b.e[i];
 		bool is_dir = de->file_type == STALEFS_FT_DIR;
@@ -102,9 +109,9 @@ static void walk_dir(struct tree_ctx *c, u32 dir, int depth)
 	free(b.e);
 }
 
-int dbg_tree_walk(u32 top, const char *top_path, dbg_tree_fn fn, void *priv)
+int dbg_tree_walk(const char *cmd, u32 top, const char *top_path, dbg_tree_fn fn, void *priv)
 {
-	struct tree_ctx c = { .fn = fn, .priv = priv };
+	struct tree_ctx c = { .cmd = cmd, .fn = fn, .priv = priv };
 
 	c.seen = calloc(dbg.fs->geom.inodes_count / 8 + 1, 1);
 	if (!c.seen)
@@ -114,5 +121,5 @@ int dbg_tree_walk(u32 top, const char *top_path, dbg_tree_fn fn, void *priv)
 		c.seen[top / 8] |= (u8)(1u << (top % 8));
 	walk_dir(&c, top, 0);
 	free(c.seen);
-	return c.ret;
+	return c.ret < 0 ? c.ret : c.problems;
 }

@@ -10,8 +10,16 @@
 typedef int (*dbg_inode_fn)(u32 ino, const struct stalefs_inode *inode, int rule, bool in_use, void *priv);
 int dbg_inode_scan(dbg_inode_fn fn, void *priv);
 
-/* Called for every entry below top (but "." and ".."), depth first, with its full path. */
+/* Called for every entry below top (but "." and ".."), depth first, with its full path.
+ * Damaged directories are reported on stderr as cmd; returns how many problems
+ * were met, or <0 when a callback failed. */
 typedef int (*dbg_tree_fn)(u32 ino, const char *path, const struct stalefs_dirent_info *de, void *priv);
-int dbg_tree_walk(u32 top, const char *top_path, dbg_tree_fn fn, void *priv);
+int dbg_tree_walk(const char *cmd, u32 top, const char *top_path, dbg_tree_fn fn, void *priv);
+
+/* The entries of one directory (unused slots too with empty), block by block:
+ * damaged blocks are reported on stderr as cmd and the walk goes on with what
+ * can be parsed.  Returns the number of problems reported, or <0 when the
+ * callback failed (a callback returning >0 stops the walk early). */
+int dbg_dir_iterate(const char *cmd, u32 dir, bool empty, stalefs_dir_iter_fn fn, void *priv);
 
 #endif

@@ -164,7 +164,8 @@ DBG_CMD(do_ncheck)
 		if (c.inos[i] == STALEFS_ROOT_INO) {
 			ncheck_cb(c.inos[i], "/", NULL, &c);
 		}
-	dbg_tree_walk(STALEFS_ROOT_INO, "/", ncheck_cb, &c);
+	if (dbg_tree_walk(argv[0], STALEFS_ROOT_INO, "/", ncheck_cb, &c))
+		dbg_fail();	/* damaged directories were named on stderr */
 	if (dbg.json) {
 		bool first = true;
 

@@ -82,12 +82,13 @@ DBG_CMD(do_lsstale)
 		return;
 	sg = le32_to_cpu(dbg.fs->sb.s_stale_gid);
 	err = dbg_inode_scan(stale_inode_cb, &c);
-	if (!err && c.n)
-		err = dbg_tree_walk(STALEFS_ROOT_INO, "/", stale_path_cb, &c);
 	if (err) {
 		dbg_err(argv[0], err < 0 ? -err : err, "scanning for stale extents");
 		goto out;
 	}
+	/* Paths are best effort: a damaged directory is named on stderr, the list still printed. */
+	if (c.n && dbg_tree_walk(argv[0], STALEFS_ROOT_INO, "/", stale_path_cb, &c))
+		dbg_fail();
 	for (i = 0; i < c.n; i++)
 		unconfined += !dbg_confined(c.v[i].gid, c.v[i].mode);
 	if (dbg.json) {
