@@ -38,6 +38,8 @@ test_unwritable_path() {
 	# A read-only filesystem: writable for nobody, root included.
 	mkdir ro
 	mount -t tmpfs -o size=64M tmpfs ro || fail "cannot mount a tmpfs (this test runs as root)"
+	trap 'if mountpoint -q ro; then umount ro; fi' EXIT
+	trap 'exit 1' INT TERM
 	truncate -s 16M ro/img
 	mount -o remount,ro ro || { umount ro; fail "cannot remount the tmpfs read-only"; }
 	run_mkfs ro/img

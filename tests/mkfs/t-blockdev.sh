@@ -19,6 +19,7 @@ detach_all() {
 
 test_loop_device() {
 	trap detach_all EXIT
+	trap 'exit 1' INT TERM	# so a killed run still runs the EXIT trap
 	truncate -s 64M backing.img
 	attach backing.img
 	run_mkfs -q -L onloop "$LOOP"
@@ -43,6 +44,7 @@ test_loop_device() {
 
 test_mounted_device_refused() {
 	trap detach_all EXIT
+	trap 'exit 1' INT TERM	# so a killed run still runs the EXIT trap
 	command -v mke2fs >/dev/null || fail "mke2fs (e2fsprogs) is needed"
 	truncate -s 32M ext.img
 	mke2fs -q -F -t ext4 ext.img
