@@ -2,6 +2,7 @@
 /* stats: the superblock, features, the permitted group and every group descriptor. */
 #include <getopt.h>
 #include "debugfs.h"
+#include "fields.h"
 
 static void print_features(FILE *f, int kind, u32 mask, bool json)
 {
@@ -40,63 +41,74 @@ static const char *desc_verdict(u32 g, int *rule_out)
 	return rule ? stalefs_rule_msg(rule) : "ok";
 }
 
+static u64 get_le(const u8 *p, u32 size)
+{
+	u64 v = 0;
+	u32 i;
+
+	for (i = 0; i < size; i++)
+		v |= (u64)p[i] << (8 * i);
+	return v;
+}
+
+/* Every scalar field of a structure, by the names sif/ssv/set_bg use. */
+static void json_fields(const struct field *table, const u8 *base)
+{
+	const struct field *f;
+
+	for (f = table; f->name; f++) {
+		const u8 *p = base + f->offset;
+
+		if (f->stride)
+			continue;	/* reserved byte arrays */
+		printf("\"%s\":", f->name);
+		switch (f->kind) {
+		case F_STRING:
+			json_strn(stdout, (const char *)p, strnlen((const char *)p, f->size));
+			break;
+		case F_UUID:
+			printf("\"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\"", p[0], p[1],
+			       p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12], p[13], p[14], p[15]);
+			break;
+		case F_TIME:
+			printf("%lld", (long long)(s64)get_le(p, f->size));
+			break;
+		default:
+			printf("%llu", (unsigned long long)get_le(p, f->size));
+		}
+		printf(",");
+	}
+}
+
 static void stats_json(bool header_only)
 {
 	const struct stalefs_super_block *sb = &dbg.fs->sb;
 	int rule = stalefs_verify_super(sb);
 	u32 g;
-	char uuid[37];
-	const u8 *u = sb->s_uuid;
 
 	if (!rule)
 		rule = stalefs_verify_super_csum(sb);
-	snprintf(uuid, sizeof(uuid), "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
-	printf("{\"superblock\":{\"magic\":%u,\"checksum\":%u,\"verdict\":", le32_to_cpu(sb->s_magic),
-	       le32_to_cpu(sb->s_checksum));
+	printf("{\"superblock\":{");
+	json_fields(super_fields, (const u8 *)sb);
+	printf("\"verdict\":");
 	json_str(stdout, rule ? stalefs_rule_msg(rule) : "ok");
-	printf(",\"block_size\":%u,\"blocks_count\":%llu,\"free_blocks_count\":%llu,\"r_blocks_count\":%llu,"
-	       "\"inodes_count\":%u,\"free_inodes_count\":%u,\"blocks_per_group\":%u,\"inodes_per_group\":%u,"
-	       "\"groups_count\":%u,\"first_ino\":%u,\"lpf_ino\":%u,\"state\":%u,\"errors\":%u,",
-	       dbg.fs->block_size, (unsigned long long)le64_to_cpu(sb->s_blocks_count),
-	       (unsigned long long)le64_to_cpu(sb->s_free_blocks_count),
-	       (unsigned long long)le64_to_cpu(sb->s_r_blocks_count), le32_to_cpu(sb->s_inodes_count),
-	       le32_to_cpu(sb->s_free_inodes_count), le32_to_cpu(sb->s_blocks_per_group),
-	       le32_to_cpu(sb->s_inodes_per_group), le32_to_cpu(sb->s_groups_count),
-	       le32_to_cpu(sb->s_first_ino), le32_to_cpu(sb->s_lpf_ino), le16_to_cpu(sb->s_state),
-	       le16_to_cpu(sb->s_errors));
-	printf("\"stale_gid\":");
-	if (le32_to_cpu(sb->s_stale_gid) == STALEFS_STALE_GID_NONE)
-		printf("null");
-	else
-		printf("%u", le32_to_cpu(sb->s_stale_gid));
-	printf(",\"uuid\":\"%s\",\"volume_name\":", uuid);
-	json_strn(stdout, sb->s_volume_name, strnlen(sb->s_volume_name, sizeof(sb->s_volume_name)));
-	printf(",\"features\":{\"compat\":[");
+	printf(",\"block_size\":%u,\"stale_gid_recorded\":%s,\"features\":{\"compat\":[", dbg.fs->block_size,
+	       le32_to_cpu(sb->s_stale_gid) == STALEFS_STALE_GID_NONE ? "false" : "true");
 	print_features(stdout, 0, le32_to_cpu(sb->s_feature_compat), true);
 	printf("],\"ro_compat\":[");
 	print_features(stdout, 1, le32_to_cpu(sb->s_feature_ro_compat), true);
 	printf("],\"incompat\":[");
 	print_features(stdout, 2, le32_to_cpu(sb->s_feature_incompat), true);
-	printf("]},\"mkfs_time\":%lld,\"wtime\":%lld,\"mnt_count\":%u,\"error_count\":%u}",
-	       (long long)le64_to_cpu(sb->s_mkfs_time), (long long)le64_to_cpu(sb->s_wtime),
-	       le32_to_cpu(sb->s_mnt_count), le32_to_cpu(sb->s_error_count));
+	printf("]}}");
 	if (!header_only) {
 		printf(",\"groups\":[");
 		for (g = 0; g < dbg.fs->geom.groups_count; g++) {
-			const struct stalefs_group_desc *d = &dbg.fs->groups[g].desc;
 			int r;
 			const char *v = desc_verdict(g, &r);
 
-			printf("%s{\"group\":%u,\"block_bitmap\":%llu,\"inode_bitmap\":%llu,\"inode_table\":%llu,"
-			       "\"free_blocks_count\":%u,\"free_inodes_count\":%u,\"used_dirs_count\":%u,"
-			       "\"itable_unused\":%u,\"flags\":%u,\"checksum\":%u,\"verdict\":",
-			       g ? "," : "", g, (unsigned long long)le64_to_cpu(d->bg_block_bitmap),
-			       (unsigned long long)le64_to_cpu(d->bg_inode_bitmap),
-			       (unsigned long long)le64_to_cpu(d->bg_inode_table),
-			       le32_to_cpu(d->bg_free_blocks_count), le32_to_cpu(d->bg_free_inodes_count),
-			       le32_to_cpu(d->bg_used_dirs_count), le32_to_cpu(d->bg_itable_unused),
-			       le16_to_cpu(d->bg_flags), le32_to_cpu(d->bg_checksum));
+			printf("%s{\"group\":%u,", g ? "," : "", g);
+			json_fields(desc_fields, (const u8 *)&dbg.fs->groups[g].desc);
+			printf("\"verdict\":");
 			json_str(stdout, v);
 			printf("}");
 		}
