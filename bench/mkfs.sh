@@ -15,6 +15,7 @@ RUNS=${RUNS:-7}
 RUNS_D=${RUNS_D:-5}
 MKFS=${STALEFS_MKFS:-$top/build/mkfs.stalefs}
 BENCH_TMP=${BENCH_TMP:-/var/tmp}
+export BENCH_TMP
 BENCH_OUT=${BENCH_OUT:-$top/build/bench}
 
 for tool in "$MKFS" mke2fs mkfs.xfs python3; do

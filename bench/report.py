@@ -40,7 +40,8 @@ def machine(top):
         "- machine: %d CPUs (`nproc`), %s, kernel %s, %s" % (os.cpu_count(), cpu, platform.release(),
                                                            platform.machine()),
         "- target directory on: %s; load average when the run started: %s" % (
-            sh("findmnt -n -o FSTYPE,SOURCE -T /var/tmp"), os.environ.get("BENCH_LOAD", "?")),
+            sh("findmnt -n -o FSTYPE,SOURCE -T %s" % shlex.quote(os.environ.get("BENCH_TMP", "/var/tmp"))),
+            os.environ.get("BENCH_LOAD", "?")),
         "- stalefs: commit %s; %s; %s" % (sh("git -C %s rev-parse --short HEAD" % shlex.quote(top)) or "?",
                                           sh("mke2fs -V 2>&1 | head -1"), sh("mkfs.xfs -V")),
     ]
