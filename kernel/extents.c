@@ -29,6 +29,13 @@ static u32 ext_node_cap(struct super_block *sb)
 	return stalefs_extblock_max_entries(sb->s_blocksize);
 }
 
+/* Leaves holding only entries below i_dirty_from need not be rewritten. */
+static void ext_touch(struct stalefs_inode_info *ei, u32 idx)
+{
+	if (idx < ei->i_dirty_from)
+		ei->i_dirty_from = idx;
+}
+
 static int ext_reserve(struct stalefs_inode_info *ei, u32 need)
 {
 	struct stalefs_ext *n;
@@ -71,6 +78,7 @@ void stalefs_ext_init_empty(struct inode *inode)
 	eh->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
 	eh->eh_max = cpu_to_le16(STALEFS_ROOT_EXTENTS);
 	ei->i_next = 0;
+	ei->i_dirty_from = 0;
 }
 
 void stalefs_ext_release(struct inode *inode)
@@ -203,6 +211,7 @@ int stalefs_ext_load(struct inode *inode)
 	err = walk_node(&w, eh, 0, STALEFS_MAX_FILE_BLOCKS, 0);
 	if (err)
 		stalefs_ext_release(inode);
+	ei->i_dirty_from = U32_MAX;	/* memory and disk agree */
 	return err;
 }
 
@@ -259,6 +268,7 @@ static void ext_merge_around(struct stalefs_inode_info *ei, u32 from, u32 to)
 	i = from;
 	while (i < to && i + 1 < ei->i_next) {
 		if (ext_mergeable(&ei->i_ext[i], &ei->i_ext[i + 1])) {
+			ext_touch(ei, i);
 			ei->i_ext[i].len += ei->i_ext[i + 1].len;
 			memmove(&ei->i_ext[i + 1], &ei->i_ext[i + 2],
 				(ei->i_next - i - 2) * sizeof(ei->i_ext[0]));
@@ -286,6 +296,7 @@ static int ext_split_at(struct stalefs_inode_info *ei, u64 x)
 	err = ext_reserve(ei, ei->i_next + 1);
 	if (err)
 		return err;
+	ext_touch(ei, i);
 	e = &ei->i_ext[i];
 	d = (u32)(x - e->lblk);
 	memmove(&ei->i_ext[i + 1], &ei->i_ext[i], (ei->i_next - i) * sizeof(*e));
@@ -309,6 +320,7 @@ int stalefs_ext_insert(struct inode *inode, const struct stalefs_ext *ex)
 	i = ext_search(ei, ex->lblk);
 	if (i < ei->i_next && ei->i_ext[i].lblk < (u64)ex->lblk + ex->len)
 		return -EEXIST;	/* callers only fill holes */
+	ext_touch(ei, i);
 	memmove(&ei->i_ext[i + 1], &ei->i_ext[i], (ei->i_next - i) * sizeof(*ex));
 	ei->i_ext[i] = *ex;
 	ei->i_next++;
@@ -331,9 +343,12 @@ int stalefs_ext_convert(struct inode *inode, u32 lblk, u32 len, u16 from, u16 to
 	if (err)
 		return err;
 	first = i = ext_search(ei, lblk);
-	for (; i < ei->i_next && ei->i_ext[i].lblk < end; i++)
-		if (ei->i_ext[i].flags == from)
+	for (; i < ei->i_next && ei->i_ext[i].lblk < end; i++) {
+		if (ei->i_ext[i].flags == from) {
+			ext_touch(ei, i);
 			ei->i_ext[i].flags = to;
+		}
+	}
 	ext_merge_around(ei, first, i);
 	ei->i_map_seq++;
 	return stalefs_ext_save(inode);
@@ -363,6 +378,7 @@ int stalefs_ext_remove(struct inode *inode, u32 lblk, u64 len)
 	}
 	if (j == i)
 		return 0;
+	ext_touch(ei, i);
 	memmove(&ei->i_ext[i], &ei->i_ext[j], (ei->i_next - j) * sizeof(ei->i_ext[0]));
 	ei->i_next -= j - i;
 	ei->i_map_seq++;
@@ -507,7 +523,7 @@ int stalefs_ext_save(struct inode *inode)
 	u32 n = ei->i_next;
 	u32 level_count[STALEFS_EXT_MAX_DEPTH + 1];
 	u32 *firsts = NULL, *next_firsts = NULL;
-	u32 depth = 0, total = 0, c, i, lvl, node = 0;
+	u32 depth = 0, total = 0, c, i, lvl, node = 0, skip;
 	void *img = NULL;
 	int err = 0;
 
@@ -523,6 +539,12 @@ int stalefs_ext_save(struct inode *inode)
 		level_count[depth++] = c;
 		total += c;
 	}
+
+	/*
+	 * Same shape as on disk: leaves entirely below the first edited entry
+	 * are unchanged and are not rebuilt (appends touch one leaf).
+	 */
+	skip = ei->i_nnodes == total && depth ? min(ei->i_dirty_from / cap, level_count[0]) : 0;
 
 	/* Own exactly 'total' node blocks: allocate more, free the extra. */
 	while (ei->i_nnodes < total) {
@@ -574,6 +596,9 @@ int stalefs_ext_save(struct inode *inode)
 		u32 s = i * cap, e = min(n, s + cap), k;
 		struct stalefs_extent *d;
 
+		firsts[i] = ei->i_ext[s].lblk;
+		if (i < skip)
+			continue;
 		node_init(inode, img, ei->i_nodes[node], 0, e - s);
 		d = stalefs_eh_extents(stalefs_extblock_eh(img));
 		for (k = s; k < e; k++)
@@ -582,7 +607,6 @@ int stalefs_ext_save(struct inode *inode)
 		err = write_node(inode, ei->i_nodes[node], img);
 		if (err)
 			goto out;
-		firsts[i] = ei->i_ext[s].lblk;
 	}
 	/* Index levels above: each entry names its child's first block. */
 	for (lvl = 1; lvl < depth; lvl++) {
@@ -615,6 +639,8 @@ int stalefs_ext_save(struct inode *inode)
 	}
 	err = 0;
 out:
+	if (!err)
+		ei->i_dirty_from = U32_MAX;
 	kfree(img);
 	kfree(firsts);
 	kfree(next_firsts);

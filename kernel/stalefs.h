@@ -72,6 +72,7 @@ struct stalefs_inode_info {
 	struct stalefs_ext *i_ext;	/* sorted by lblk, non-overlapping */
 	u32 i_next;
 	u32 i_ext_cap;
+	u32 i_dirty_from;		/* lowest index edited since the last save */
 	u64 *i_nodes;			/* tree node blocks this inode owns */
 	u32 i_nnodes;
 	u8 i_data[STALEFS_IBLOCK_SIZE];	/* extent root or inline symlink, on-disk form */

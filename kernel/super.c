@@ -120,6 +120,7 @@ static struct inode *stalefs_alloc_inode(struct super_block *sb)
 	ei->i_map_seq = 0;
 	ei->i_ext = NULL;
 	ei->i_next = ei->i_ext_cap = 0;
+	ei->i_dirty_from = 0;
 	ei->i_nodes = NULL;
 	ei->i_nnodes = 0;
 	ei->i_dflags = 0;
