@@ -115,3 +115,28 @@ assert_eq 0x1 "$(inode_flags f)" "f flags"
 assert_eq "16 yes" "$(lsstale_row f)" "f still stale"
 assert_eq "3 yes" "$(lsstale_row part)" "part: blocks 9-11 stay one STALE extent (0-7 punched, 8 zeroed, 12+ truncated; 9 rewritten but not the whole extent)"
 fsck_clean "$dev"
+
+note "turning it off (docs/nohide-stale.md): a remount without the option disarms"
+mount -t stalefs -o nohide_stale_gid=$G "$dev" $mnt
+# mount(8) re-passes the current options for a bare "-o remount DIR"...
+mount -o remount $mnt
+grep -q " $mnt stalefs [^ ]*nohide_stale_gid=$G" /proc/mounts || fail "mount -o remount DIR did not keep the option"
+# ... but not when the device is named too: then only what is given.
+mount -o remount "$dev" $mnt
+grep " $mnt " /proc/mounts
+grep -q " $mnt stalefs [^ ]*nohide_stale_gid" /proc/mounts && fail "mount -o remount DEV DIR kept the mount armed"
+expect_errno EOPNOTSUPP as_member $STALE_IOCTL falloc 0 4096 $mnt/f
+mount -o remount,nohide_stale_gid=$G $mnt
+grep -q " $mnt stalefs [^ ]*nohide_stale_gid=$G" /proc/mounts || fail "mount -o remount,nohide_stale_gid= did not arm"
+note "... then the exposure removed and the group forgotten offline"
+xfs_io -c "fpunch 0 64k" $mnt/f
+xfs_io -c "fzero 0 48k" $mnt/part
+umount $mnt
+assert_eq "" "$("$DEBUGFS_STALEFS" -R lsstale "$dev" 2>/dev/null | sed 1d | grep -v '^0 file(s)' || true)" "lsstale lists nothing"
+"$DEBUGFS_STALEFS" -w -R "ssv stale_gid 0xffffffff" "$dev"
+"$DEBUGFS_STALEFS" -w -R "ssv feature_ro_compat -nohide_stale" "$dev"
+fsck_clean "$dev"
+mount -t stalefs -o nohide_stale_gid=4243 "$dev" $mnt
+assert_eq "stale_gid=4243 armed=1" "$($STALE_IOCTL info $mnt/f)" "a new group recorded"
+umount $mnt
+fsck_clean "$dev"
