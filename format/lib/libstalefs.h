@@ -91,8 +91,6 @@ errcode_t stalefs_write_super_copy(stalefs_fs *fs, u32 group);
 errcode_t stalefs_read_block(stalefs_fs *fs, u64 block, void *buf);
 errcode_t stalefs_write_block(stalefs_fs *fs, u64 block, const void *buf);
 bool stalefs_block_valid(const stalefs_fs *fs, u64 block);
-u64 stalefs_group_meta_end(const stalefs_fs *fs, u32 group); /* first block after group metadata per descriptor */
-bool stalefs_block_is_group_meta(const stalefs_fs *fs, u64 block);
 
 /* ---- bitmaps and allocation ---- */
 bool stalefs_test_block(stalefs_fs *fs, u64 block);
