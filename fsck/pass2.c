@@ -115,7 +115,7 @@ static void check_dot(struct block_state *b, struct stalefs_dir_entry *de)
 
 /*
  * '..' as the second entry of block 0.  A missing one is made from the room
- * after '.', or written over the second entry; its inode is 0 until pass 3
+ * after '.', or written over the second entry; it names the root until pass 3
  * knows the parent.
  */
 static struct stalefs_dir_entry *check_dotdot(struct block_state *b, struct stalefs_dir_entry *dot,
@@ -148,14 +148,18 @@ static struct stalefs_dir_entry *check_dotdot(struct block_state *b, struct stal
 		return de;
 	}
 	(void)bs;
-	de->inode = 0;
+	/*
+	 * The root until pass 3 knows the parent: an entry with inode 0 would be
+	 * free space to the library, and a new name could land on it.
+	 */
+	de->inode = cpu_to_le32(STALEFS_ROOT_INO);
 	de->name_len = 2;
 	de->file_type = STALEFS_FT_DIR;
 	de->name[0] = '.';
 	de->name[1] = '.';
 	b->dirty = true;
 	if (di)
-		di->dotdot = 0;
+		di->dotdot = STALEFS_ROOT_INO;
 	return de;
 }
 
@@ -268,9 +272,9 @@ static void check_header(struct block_state *b, bool *usable, bool *fresh)
 		if (fix_problem(ctx, PR_2_BLOCK_HEADER, &p)) {
 			struct dir_info *di = dir_find(ctx, b->dir);
 
-			dirblock_init(ctx, b->buf, b->pblk, b->dir, b->lblk, 0);
+			dirblock_init(ctx, b->buf, b->pblk, b->dir, b->lblk, STALEFS_ROOT_INO);
 			if (b->lblk == 0 && di)
-				di->dotdot = 0;	/* pass 3 points '..' at the parent */
+				di->dotdot = STALEFS_ROOT_INO;	/* pass 3 points '..' at the parent */
 			b->dirty = true;
 			*fresh = true;
 		} else {

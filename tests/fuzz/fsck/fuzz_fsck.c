@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: fsck.stalefs -fn over a mutated image.  The input is the
+ * libFuzzer target: fsck.stalefs -fn over a mutated image (with
+ * STALEFS_FUZZ_REPAIR=1 in the environment: -fy, then -fn on the result,
+ * which must be clean whenever the first run corrected everything).  The input is the
  * start of an image (seeds are corpus images cut after their last non-zero
  * block); the rest of a 1 MiB device reads as zeros.  The checker runs in
  * process; its exits come back here through fsck_exit_jmp.  Read-only by
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <stdbool.h>
 #include "fsck.h"
 
 #define DEVICE_BYTES (1u << 20)
@@ -25,6 +28,8 @@ static void quiet_com_err(const char *who, long code, const char *fmt, va_list a
 	(void)args;
 }
 
+static bool repair_mode;
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -36,14 +41,30 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (!freopen("/dev/null", "w", stdout))
 		abort();
 	set_com_err_hook(quiet_com_err);
+	repair_mode = getenv("STALEFS_FUZZ_REPAIR") != NULL;
 	return 0;
+}
+
+/* One in-process run; its exit status (fsck_exit longjmps here with 0x100 | status). */
+static int run_fsck(const char *mode, char *path)
+{
+	char *args[] = { "fsck.stalefs", (char *)mode, path, NULL };
+	jmp_buf jb;
+	int ret;
+
+	fsck_exit_jmp = &jb;
+	ret = setjmp(jb);
+	if (ret == 0)
+		ret = fsck_main(3, args);
+	else
+		ret &= 0xFF;
+	fsck_exit_jmp = NULL;
+	return ret;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64];
-	char *args[] = { "fsck.stalefs", "-fn", path, NULL };
-	jmp_buf jb;
 	int fd = memfd_create("stalefs-fuzz", MFD_CLOEXEC);
 
 	if (fd < 0)
@@ -53,10 +74,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (write(fd, data, size) != (ssize_t)size || ftruncate(fd, DEVICE_BYTES) != 0)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	fsck_exit_jmp = &jb;
-	if (setjmp(jb) == 0)
-		fsck_main(3, args);
-	fsck_exit_jmp = NULL;
+	if (!repair_mode) {
+		run_fsck("-fn", path);
+	} else {
+		int first = run_fsck("-fy", path);
+
+		/* Everything corrected: a second look must find nothing. */
+		if ((first == 0 || first == 1) && run_fsck("-fn", path) != 0) {
+			fprintf(stderr, "fuzz-fsck: -fy exited %d but -fn then found problems\n", first);
+			abort();
+		}
+	}
 	close(fd);
 	return 0;
 }
