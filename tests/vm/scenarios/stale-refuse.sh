@@ -82,6 +82,14 @@ assert_eq "0 0" "$(stat -c '%s %b' $r)" "readable by others: unchanged"
 out=$(as_member $STALE_FALLOC --no-hide-stale -o 0 -l 4K $r 2>&1) && fail "stalefs-falloc succeeded on a readable file"
 [[ $out == *"file not confined"* ]] || fail "stalefs-falloc does not say 'file not confined' for o+r: $out"
 
+note "not a stalefs file: stalefs-falloc says so; the ioctl is unknown elsewhere"
+printf 'x' >"$VM_SCRATCH/elsewhere"
+chmod 0666 "$VM_SCRATCH/elsewhere"
+out=$(as_member $STALE_FALLOC --no-hide-stale -o 0 -l 4K "$VM_SCRATCH/elsewhere" 2>&1) && fail "stalefs-falloc succeeded on tmpfs"
+echo "$out"
+[[ $out == *"not a stalefs file"* ]] || fail "stalefs-falloc does not say 'not a stalefs file'"
+expect_errno ENOTTY as_member $STALE_IOCTL falloc 0 4096 "$VM_SCRATCH/elsewhere"
+
 note "what vfs_fallocate checks, repeated"
 expect_errno EBADF as_member $STALE_IOCTL falloc -r 0 4096 $f
 expect_errno EINVAL as_member $STALE_IOCTL falloc -m 0x06 0 4096 $f
