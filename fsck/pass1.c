@@ -427,6 +427,15 @@ static void scan_group(struct fsck_ctx *ctx, u32 group, u8 *chunk)
 	u64 table = le64_to_cpu(d->bg_inode_table);
 
 	ctx->groups[group].mark = mark;
+	if (group == 0) {
+		u32 ino;
+
+		/* Reserved inodes are in use even where their slots were not scanned. */
+		group_ensure_inodes(ctx, group);
+		for (ino = 1; ino < STALEFS_FIRST_INO && ino <= ipg; ino++)
+			if (ino != STALEFS_ROOT_INO)
+				ctx->groups[0].ft[ino - 1] = FT_RESERVED;
+	}
 	if (mark == 0)
 		return;
 	group_ensure_inodes(ctx, group);

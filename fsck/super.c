@@ -336,6 +336,11 @@ static void check_itable_unused(struct fsck_ctx *ctx, u32 group)
 			any = true;
 			break;
 		}
+	/* Group 0's reserved inodes (1-10) are always in use: their slots must be scanned. */
+	if (group == 0 && (!any || last < STALEFS_FIRST_INO - 2)) {
+		any = true;
+		last = STALEFS_FIRST_INO - 2;
+	}
 	if (any && last >= ipg - unused) {
 		p.ino = group * ipg + last + 1;
 		p.num = unused;
