@@ -263,14 +263,14 @@ static bool overlap(u64 a, u64 alen, u64 b, u64 blen)
 	return a < b + blen && b < a + alen;
 }
 
-static void check_desc_locations(struct fsck_ctx *ctx, u32 group)
+static bool check_desc_locations(struct fsck_ctx *ctx, u32 group)
 {
 	const struct stalefs_geom *g = &ctx->fs->geom;
 	struct stalefs_group_desc *d = &ctx->fs->groups[group].desc;
 	struct problem_ctx p;
 	u64 bb = le64_to_cpu(d->bg_block_bitmap), ib = le64_to_cpu(d->bg_inode_bitmap);
 	u64 it = le64_to_cpu(d->bg_inode_table), dbb, dib, dit;
-	bool bb_ok, ib_ok, it_ok;
+	bool bb_ok, ib_ok, it_ok, moved = false;
 
 	stalefs_group_default_layout(g, group, &dbb, &dib, &dit);
 	bb_ok = in_group_data(g, group, bb, g->block_bitmap_blocks);
@@ -287,6 +287,7 @@ static void check_desc_locations(struct fsck_ctx *ctx, u32 group)
 		if (fix_problem(ctx, PR_0_BB_LOCATION, &p)) {
 			d->bg_block_bitmap = cpu_to_le64(dbb);
 			stalefs_mark_desc_dirty(ctx->fs, group);
+			moved = true;
 		}
 	}
 	if (!ib_ok) {
@@ -294,6 +295,7 @@ static void check_desc_locations(struct fsck_ctx *ctx, u32 group)
 		if (fix_problem(ctx, PR_0_IB_LOCATION, &p)) {
 			d->bg_inode_bitmap = cpu_to_le64(dib);
 			stalefs_mark_desc_dirty(ctx->fs, group);
+			moved = true;
 		}
 	}
 	if (!it_ok) {
@@ -301,8 +303,10 @@ static void check_desc_locations(struct fsck_ctx *ctx, u32 group)
 		if (fix_problem(ctx, PR_0_IT_LOCATION, &p)) {
 			d->bg_inode_table = cpu_to_le64(dit);
 			stalefs_mark_desc_dirty(ctx->fs, group);
+			moved = true;
 		}
 	}
+	return moved;
 }
 
 /* Inodes in use past the unused-inode mark would never be scanned: move the mark. */
@@ -372,7 +376,9 @@ void check_super_and_groups(struct fsck_ctx *ctx)
 			if (fix_problem(ctx, PR_0_GDESC_CSUM, &p))
 				stalefs_mark_desc_dirty(fs, g);
 		}
-		check_desc_locations(ctx, g);
+		/* A relocation can make another pointer overlap it: look again (the defaults never overlap). */
+		for (int round = 0; round < 3 && check_desc_locations(ctx, g); round++)
+			;
 		if (flags & ~STALEFS_BG_FLAGS_ALL) {
 			p.num = flags;
 			if (fix_problem(ctx, PR_0_BG_FLAGS, &p)) {
