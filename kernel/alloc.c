@@ -275,6 +275,39 @@ static bool is_group_meta(struct stalefs_geom *g, u32 group, struct stalefs_grou
 	       (b >= it && b < it + g->inode_table_blocks);
 }
 
+/*
+ * [pblk, pblk+len) lies inside the filesystem and overlaps no group's own
+ * metadata: what every extent and tree node read from disk must satisfy,
+ * so that a damaged map can never direct file writes onto metadata.
+ */
+bool stalefs_blocks_valid(struct super_block *sb, u64 pblk, u64 len)
+{
+	struct stalefs_geom *g = &STALEFS_SB(sb)->geom;
+	u64 b = pblk, end = pblk + len;
+
+	if (pblk == 0 || len == 0 || end > g->blocks_count || end < pblk)
+		return false;
+	while (b < end) {
+		u32 grp = stalefs_block_group(g, b);
+		struct stalefs_group_desc *d = stalefs_get_desc(sb, grp, NULL);
+		u64 first = stalefs_group_first_block(g, grp);
+		u64 gend = min(end, first + stalefs_group_nblocks(g, grp));
+		u64 m[4][2] = {
+			{ first, stalefs_group_super_blocks(g, grp) },
+			{ le64_to_cpu(d->bg_block_bitmap), g->block_bitmap_blocks },
+			{ le64_to_cpu(d->bg_inode_bitmap), g->inode_bitmap_blocks },
+			{ le64_to_cpu(d->bg_inode_table), g->inode_table_blocks },
+		};
+		int k;
+
+		for (k = 0; k < 4; k++)
+			if (m[k][1] && b < m[k][0] + m[k][1] && m[k][0] < gend)
+				return false;
+		b = gend;
+	}
+	return true;
+}
+
 int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *got)
 {
 	struct super_block *sb = inode->i_sb;

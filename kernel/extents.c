@@ -120,6 +120,10 @@ static int walk_child(struct ext_walk *w, u64 pblk, int depth, u64 lo, u64 hi)
 			return -EUCLEAN;
 		}
 	}
+	if (!stalefs_blocks_valid(sb, pblk, 1)) {
+		stalefs_error(sb, inode->i_ino, pblk, "extent tree node lies on group metadata");
+		return -EUCLEAN;
+	}
 	bh = sb_bread(sb, pblk);
 	if (!bh) {
 		stalefs_error(sb, inode->i_ino, pblk, "cannot read extent tree node");
@@ -186,6 +190,11 @@ static int walk_node(struct ext_walk *w, const struct stalefs_extent_header *eh,
 		if (m->lblk < lo || (u64)m->lblk + m->len > hi || m->lblk < w->prev_end) {
 			stalefs_error(inode->i_sb, inode->i_ino, blocknr,
 				      "extent out of order or outside its index range");
+			return -EUCLEAN;
+		}
+		if (!stalefs_blocks_valid(inode->i_sb, m->pblk, m->len)) {
+			stalefs_error(inode->i_sb, inode->i_ino, blocknr,
+				      "extent at logical block %u maps group metadata", m->lblk);
 			return -EUCLEAN;
 		}
 		w->prev_end = (u64)m->lblk + m->len;

@@ -111,6 +111,7 @@ struct stalefs_group_desc *stalefs_get_desc(struct super_block *sb, u32 group,
 					    struct buffer_head **bhp);
 int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *got);
 void stalefs_free_blocks(struct inode *inode, u64 pblk, u32 len, bool metadata);
+bool stalefs_blocks_valid(struct super_block *sb, u64 pblk, u64 len);
 int stalefs_new_ino(struct inode *dir, umode_t mode, u32 *ino);
 void stalefs_free_ino(struct super_block *sb, u32 ino, bool dir);
 u64 stalefs_count_free_blocks(struct super_block *sb);

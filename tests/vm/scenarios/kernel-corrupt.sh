@@ -54,6 +54,11 @@ elif op == "inode-csum":
 elif op == "extent-range":
     ino = int(args[0]); raw = bytearray(rd(inode_off(ino), 256))
     struct.pack_into("<Q", raw, 0x78 + 8, 1 << 40); put_inode(ino, raw)
+elif op == "extent-meta":
+    # The first extent now maps group 0's inode table.
+    ino = int(args[0]); raw = bytearray(rd(inode_off(ino), 256))
+    table = struct.unpack_from("<Q", rd(gdt, 64), 0x10)[0]
+    struct.pack_into("<Q", raw, 0x78 + 8, table); put_inode(ino, raw)
 elif op == "dir-magic":
     ino = int(args[0]); raw = rd(inode_off(ino), 256); pblk = extents(raw)[0][3]
     wr(pblk * bs, b"XXXX")
@@ -147,6 +152,15 @@ poke extent-range "$ino_file"
 mount -t stalefs "$dev" $mnt
 assert_errno EUCLEAN cat $mnt/file
 expect_msg "$ino_file"
+umount $mnt
+
+note "extent mapping the inode table: refused before any write can land there"
+fresh
+poke extent-meta "$ino_file"
+mount -t stalefs "$dev" $mnt
+assert_errno EUCLEAN sh -c "echo overwrite >$mnt/file"
+expect_msg "$ino_file"
+assert_eq x "$(cat $mnt/dir/f)"
 umount $mnt
 
 note "directory block with a bad magic"
