@@ -304,7 +304,7 @@ static void check_block(struct fsck_ctx *ctx, u8 *buf, const struct dir_block *d
 	struct block_state b = { ctx, buf, dbe->pblk, dbe->ino, dbe->lblk, false, false };
 	u32 bs = ctx->fs->block_size, off = sizeof(struct stalefs_dir_block), prev = 0, index = 0;
 	struct stalefs_dir_entry *dot = NULL;
-	bool usable, fresh;
+	bool usable, fresh, seen_dotdot = false;
 	struct problem_ctx p;
 
 	check_header(&b, &usable, &fresh);
@@ -343,6 +343,8 @@ static void check_block(struct fsck_ctx *ctx, u8 *buf, const struct dir_block *d
 		} else if (b.lblk == 0 && index == 1 && dot) {
 			struct stalefs_dir_entry *dd = check_dotdot(&b, dot, de);
 
+			seen_dotdot = true;
+
 			if (dd != de) {
 				/* '..' was carved out of '.''s room: de is now the entry after it. */
 				off = (u32)((u8 *)dd - buf);
@@ -360,6 +362,9 @@ static void check_block(struct fsck_ctx *ctx, u8 *buf, const struct dir_block *d
 		off += le16_to_cpu(de->rec_len);
 		index++;
 	}
+	/* The chain was cut before '..' (salvaged): make it from the room after '.'. */
+	if (b.lblk == 0 && dot && !fresh && !seen_dotdot && !b.dotdot_made)
+		check_dotdot(&b, dot, NULL);
 	if (!b.dirty && stalefs_verify_dirblock_csum(ctx->fs->seed, buf, bs)) {
 		memset(&p, 0, sizeof(p));
 		p.ino = b.dir;

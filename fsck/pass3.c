@@ -32,6 +32,16 @@ bool fix_dotdot(struct fsck_ctx *ctx, struct dir_info *di, u32 parent)
 	de = (void *)(ctx->buf + off + first);
 	if (le16_to_cpu(de->rec_len) < STALEFS_DIR_REC_LEN(2) || off + first + le16_to_cpu(de->rec_len) > bs)
 		return false;
+	/* Never write over a real entry: it may have been placed in '..''s room since. */
+	if (de->inode && !(de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.')) {
+		struct stalefs_dir_entry *dot = (void *)(ctx->buf + off);
+
+		if (first < STALEFS_DIR_REC_LEN(1) + STALEFS_DIR_REC_LEN(2))
+			return false;
+		dot->rec_len = cpu_to_le16(STALEFS_DIR_REC_LEN(1));
+		de = (void *)(ctx->buf + off + STALEFS_DIR_REC_LEN(1));
+		de->rec_len = cpu_to_le16((u16)(first - STALEFS_DIR_REC_LEN(1)));
+	}
 	de->inode = cpu_to_le32(parent);
 	de->name_len = 2;
 	de->file_type = STALEFS_FT_DIR;
