@@ -57,6 +57,20 @@ static int stalefs_create(struct user_namespace *mnt_userns, struct inode *dir,
 	return add_nondir(dir, dentry, inode);
 }
 
+/* O_TMPFILE: an inode with no name (nlink 0) until linkat gives it one. */
+static int stalefs_tmpfile(struct user_namespace *mnt_userns, struct inode *dir,
+			   struct file *file, umode_t mode)
+{
+	struct inode *inode = stalefs_new_inode(dir, mode, NULL);
+
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	stalefs_set_ops(inode);
+	d_tmpfile(file, inode);
+	unlock_new_inode(inode);
+	return finish_open_simple(file, 0);
+}
+
 static int stalefs_mknod(struct user_namespace *mnt_userns, struct inode *dir,
 			 struct dentry *dentry, umode_t mode, dev_t rdev)
 {
@@ -406,6 +420,7 @@ const struct inode_operations stalefs_dir_inode_operations = {
 	.rmdir		= stalefs_rmdir,
 	.mknod		= stalefs_mknod,
 	.rename		= stalefs_rename,
+	.tmpfile	= stalefs_tmpfile,
 	.setattr	= stalefs_setattr,
 	.getattr	= stalefs_getattr,
 };

@@ -101,6 +101,27 @@ assert_errno ENOENT stat src2
 mkdir full; touch full/f; mkdir src3
 assert_errno ENOTEMPTY mv -T src3 full
 
+note "O_TMPFILE, then linkat gives it a name; an unlinked open file"
+python3 - <<'PY'
+import os
+fd = os.open("/mnt/s", os.O_TMPFILE | os.O_RDWR, 0o600)
+os.write(fd, b"anonymous")
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+AT_FDCWD, AT_EMPTY_PATH = -100, 0x1000
+assert libc.linkat(fd, b"", AT_FDCWD, b"/mnt/s/named", AT_EMPTY_PATH) == 0, os.strerror(ctypes.get_errno())
+os.close(fd)
+assert open("/mnt/s/named").read() == "anonymous"
+fd = os.open("/mnt/s/gone", os.O_CREAT | os.O_RDWR)
+os.unlink("/mnt/s/gone")
+os.write(fd, b"x" * 100000)
+os.lseek(fd, 0, 0)
+assert os.read(fd, 100000) == b"x" * 100000
+os.close(fd)
+print("tmpfile and open-unlinked ok")
+PY
+assert_eq anonymous "$(cat named)"
+
 note "big directory: many entries, deletes, readdir"
 mkdir big
 for i in $(seq 1 600); do : >big/file_with_a_longish_name_$i; done
