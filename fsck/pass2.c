@@ -326,8 +326,21 @@ static void check_block(struct fsck_ctx *ctx, u8 *buf, const struct dir_block *d
 		p.num = off;
 		p.num2 = rec_len;
 		if (rec_len < 8 || rec_len % 4 != 0 || rec_len > bs - off) {
-			if (fix_problem(ctx, PR_2_REC_LEN, &p))
-				salvage_at(&b, prev, off);
+			if (fix_problem(ctx, PR_2_REC_LEN, &p)) {
+				if (b.lblk == 0 && index == 0) {
+					/* Nothing before it, not even '.': the block starts over. */
+					struct dir_info *di = dir_find(ctx, b.dir);
+
+					dirblock_init(ctx, buf, b.pblk, b.dir, 0, STALEFS_ROOT_INO);
+					if (di)
+						di->dotdot = STALEFS_ROOT_INO;
+					inode_count_ref(ctx, b.dir, 1);
+					b.dirty = true;
+					fresh = true;
+				} else {
+					salvage_at(&b, prev, off);
+				}
+			}
 			break;
 		}
 		if (de->inode && (de->name_len == 0 || STALEFS_DIR_REC_LEN(de->name_len) > rec_len)) {
