@@ -409,4 +409,6 @@ const struct inode_operations stalefs_file_inode_operations = {
 	.setattr	= stalefs_setattr,
 	.getattr	= stalefs_getattr,
 	.fiemap		= stalefs_fiemap,
+	.fileattr_get	= stalefs_fileattr_get,
+	.fileattr_set	= stalefs_fileattr_set,
 };

@@ -8,6 +8,7 @@
 #include <linux/iversion.h>
 #include <linux/sched/mm.h>
 #include <linux/writeback.h>
+#include <linux/fileattr.h>
 #include "stalefs.h"
 #include "stale.h"
 
@@ -405,5 +406,33 @@ int stalefs_getattr(struct user_namespace *mnt_userns, const struct path *path,
 		stat->attributes |= STATX_ATTR_NODUMP;
 	stat->attributes_mask |= STATX_ATTR_APPEND | STATX_ATTR_IMMUTABLE | STATX_ATTR_NODUMP;
 	generic_fillattr(mnt_userns, inode, stat);
+	return 0;
+}
+
+/*
+ * chattr/lsattr: the user-settable flags are the FS_*_FL values themselves
+ * (FORMAT.md section 5).  The VFS checks CAP_LINUX_IMMUTABLE; STALE and
+ * INLINE are the filesystem's own and never change here.
+ */
+int stalefs_fileattr_get(struct dentry *dentry, struct fileattr *fa)
+{
+	fileattr_fill_flags(fa, STALEFS_I(d_inode(dentry))->i_dflags & STALEFS_INODE_USER_FLAGS);
+	return 0;
+}
+
+int stalefs_fileattr_set(struct user_namespace *mnt_userns, struct dentry *dentry,
+			 struct fileattr *fa)
+{
+	struct inode *inode = d_inode(dentry);
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+
+	if (fileattr_has_fsx(fa))
+		return -EOPNOTSUPP;
+	if (fa->flags & ~STALEFS_INODE_USER_FLAGS)
+		return -EOPNOTSUPP;
+	ei->i_dflags = (ei->i_dflags & ~STALEFS_INODE_USER_FLAGS) | fa->flags;
+	set_vfs_flags(inode);
+	inode->i_ctime = current_time(inode);
+	mark_inode_dirty(inode);
 	return 0;
 }

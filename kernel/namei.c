@@ -423,6 +423,8 @@ const struct inode_operations stalefs_dir_inode_operations = {
 	.tmpfile	= stalefs_tmpfile,
 	.setattr	= stalefs_setattr,
 	.getattr	= stalefs_getattr,
+	.fileattr_get	= stalefs_fileattr_get,
+	.fileattr_set	= stalefs_fileattr_set,
 };
 
 const struct inode_operations stalefs_special_inode_operations = {

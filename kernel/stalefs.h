@@ -142,6 +142,10 @@ int stalefs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry, st
 int stalefs_getattr(struct user_namespace *mnt_userns, const struct path *path,
 		    struct kstat *stat, u32 request_mask, unsigned int flags);
 int stalefs_truncate_blocks(struct inode *inode, loff_t size);
+struct fileattr;
+int stalefs_fileattr_get(struct dentry *dentry, struct fileattr *fa);
+int stalefs_fileattr_set(struct user_namespace *mnt_userns, struct dentry *dentry,
+			 struct fileattr *fa);
 int stalefs_sync_inode(struct inode *inode);
 
 /* iomap.c */

@@ -66,6 +66,17 @@ assert_eq 10000 "$(stat -c %s t)"
 assert_eq "hello" "$(head -c 5 t)"
 assert_eq 0 "$(tail -c +6 t | tr -d '\0' | wc -c)" "extended part is zeros"
 
+note "chattr/lsattr: immutable, append-only, nodump, noatime"
+echo attr >attrf
+chattr +i attrf
+assert_errno EPERM sh -c "echo more >>attrf"
+assert_errno EPERM rm attrf
+chattr -i +a attrf
+echo more >>attrf
+assert_errno EPERM sh -c "echo over >attrf"
+chattr -a +d +A attrf
+assert_eq "dA" "$(lsattr -d attrf | awk '{print $1}' | tr -d '-')"
+
 note "rename"
 mv a2 d1/moved
 assert_errno ENOENT stat a2
@@ -172,6 +183,7 @@ assert_eq "$short" "$(readlink sl_short)"
 assert_eq "$long" "$(readlink sl_long)"
 assert_eq "2001-02-03 04:05:06.123456789" "$(stat -c %y d1/moved | cut -c1-29)"
 assert_eq "character special file 1:3" "$(stat -c '%F %t:%T' cdev)"
+assert_eq "dA" "$(lsattr -d attrf | awk '{print $1}' | tr -d '-')"
 
 note "remove everything"
 rm -rf big d1 d2 e1 e2 tgt full src3 over
