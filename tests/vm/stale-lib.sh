@@ -25,8 +25,31 @@ fresh_fs() {
 	"$MKFS_STALEFS" -q -F -b 4096 "$@" "$dev"
 }
 
-as_member() { as_user $MEMBER $MEMBER $G "$@"; }
-as_other() { as_user $OTHER $OTHER "" "$@"; }
+# The test's own users and groups: the host's passwd and group files with
+# ours appended, bound over /etc for this scenario (the guest's root is the
+# host's, read-only), so names resolve and setpriv --init-groups takes the
+# member's supplementary group from the group file, as a login would.
+cp /etc/passwd "$VM_SCRATCH/passwd"
+cp /etc/group "$VM_SCRATCH/group"
+cat >>"$VM_SCRATCH/passwd" <<EOT
+stale-member:x:$MEMBER:$MEMBER:stale test member:/nonexistent:/bin/false
+stale-other:x:$OTHER:$OTHER:stale test non-member:/nonexistent:/bin/false
+EOT
+cat >>"$VM_SCRATCH/group" <<EOT
+stale-member:x:$MEMBER:
+stale-other:x:$OTHER:
+stale-users:x:$G:stale-member
+EOT
+mount --bind "$VM_SCRATCH/passwd" /etc/passwd
+mount --bind "$VM_SCRATCH/group" /etc/group
+trap 'umount /etc/group /etc/passwd 2>/dev/null || true' EXIT
+[[ $(id -G stale-member) == "$MEMBER $G" ]] || fail "stale-member's groups: $(id -G stale-member)"
+[[ $(id -G stale-other) == "$OTHER" ]] || fail "stale-other's groups: $(id -G stale-other)"
+
+# as_member / as_other CMD...: CMD as that user, groups from the group file,
+# no capabilities (as lib.sh's as_user).
+as_member() { setpriv --reuid stale-member --regid stale-member --init-groups --inh-caps=-all -- "$@"; }
+as_other() { setpriv --reuid stale-other --regid stale-other --init-groups --inh-caps=-all -- "$@"; }
 
 # expect_errno NAME CMD...: CMD (stale-ioctl) must print "errno NAME".
 expect_errno() {

@@ -18,7 +18,9 @@ grep " $mnt stalefs " /proc/mounts
 grep -q " $mnt stalefs [^ ]*nohide_stale_gid=$G" /proc/mounts || fail "/proc/mounts does not show nohide_stale_gid=$G"
 dmesg | grep -q "recorded permitted group $G" || fail "no kernel message about recording group $G"
 f=$mnt/f
-new_file $f $MEMBER $G 0660
+new_file $f stale-member stale-users 0660
+assert_eq "-rw-rw---- stale-member stale-users" "$(stat -c '%A %U %G' $f)" "names from the test's group file"
+assert_eq "$MEMBER $G" "$(as_member id -G)" "the member's groups"
 assert_eq "stale_gid=$G armed=1" "$($STALE_IOCTL info $f)"
 
 note "a member allocates 1 MiB stale: the old contents read back on every path"
