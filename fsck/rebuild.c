@@ -212,33 +212,43 @@ static errcode_t clone_shared(struct fsck_ctx *ctx, struct stalefs_extent_list *
 	return 0;
 }
 
-/* A directory has no holes: fill them with empty blocks, make unwritten blocks written. */
+/*
+ * A directory has no holes.  Its blocks keep their order but are numbered
+ * 0, 1, 2, ... again (pass 2 then corrects each block's header), so a
+ * damaged logical number never costs an allocation; only a missing block 0
+ * is made anew, with '.' and '..'.  Unwritten blocks become written: pass 2
+ * judges what they hold.
+ */
 static errcode_t fill_dir_holes(struct fsck_ctx *ctx, u32 ino, struct stalefs_extent_list *l, u32 *nblocks)
 {
 	stalefs_fs *fs = ctx->fs;
-	u32 n = l->count ? l->ext[l->count - 1].lblk + l->ext[l->count - 1].len : 1, lblk, idx;
+	struct stalefs_extent_list out;
+	u32 next = 0, i;
 	errcode_t err;
 
-	for (idx = 0; idx < l->count; idx++)
-		l->ext[idx].flags &= (u16)~STALEFS_EXT_UNWRITTEN;
-	for (lblk = 0; lblk < n; lblk++) {
-		u64 pblk, goal;
+	memset(&out, 0, sizeof(out));
+	if (l->count == 0 || l->ext[0].lblk != 0) {
+		u64 pblk, goal = l->count ? l->ext[0].pblk
+					  : stalefs_group_first_block(&fs->geom, stalefs_ino_group(&fs->geom, ino));
 
-		if (stalefs_extent_list_find(l, lblk, &idx))
-			continue;
-		goal = idx > 0 ? l->ext[idx - 1].pblk + l->ext[idx - 1].len
-			       : stalefs_group_first_block(&fs->geom, stalefs_ino_group(&fs->geom, ino));
 		err = stalefs_alloc_block(fs, goal, &pblk);
 		if (err)
 			return err;
-		dirblock_init(ctx, ctx->buf, pblk, ino, lblk, STALEFS_ROOT_INO);
+		dirblock_init(ctx, ctx->buf, pblk, ino, 0, STALEFS_ROOT_INO);
 		err = stalefs_write_block(fs, pblk, ctx->buf);
-		if (!err)
-			err = stalefs_extent_list_set(l, lblk, 1, pblk, 0, NULL);
 		if (err)
 			return err;
+		stalefs_extent_list_append(&out, 0, 1, pblk, 0);
+		next = 1;
 	}
-	*nblocks = n;
+	for (i = 0; i < l->count; i++) {
+		stalefs_extent_list_append(&out, next, l->ext[i].len, l->ext[i].pblk,
+					   (u16)(l->ext[i].flags & ~STALEFS_EXT_UNWRITTEN));
+		next += l->ext[i].len;
+	}
+	stalefs_extent_list_free(l);
+	*l = out;
+	*nblocks = next;
 	return 0;
 }
 
