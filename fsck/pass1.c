@@ -368,6 +368,14 @@ static void check_inode(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *ino
 		goto stale;	/* declined: leave the inode as it is, owning nothing */
 	if (size_fix)
 		inode->i_size = cpu_to_le64(is.max_lend << fs->geom.log_block_size);
+	if (type == STALEFS_S_IFLNK && is.data_blocks == 0 && is.node_blocks == 0) {
+		/* Its target block was dropped: nothing is left to point anywhere. */
+		p.num = le64_to_cpu(inode->i_size);
+		if (fix_problem(ctx, PR_1_SYMLINK_SIZE, &p)) {
+			clear_inode(ctx, ino);
+			return;
+		}
+	}
 	if (is.di) {
 		u32 n = is.dir_end ? is.dir_end : 1;
 		u64 want = (u64)n << fs->geom.log_block_size;
