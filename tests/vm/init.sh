@@ -29,9 +29,12 @@ while read -r ko; do
 	insmod "/lib/modules/$ko" || die "insmod $ko failed"
 done </etc/modules.load
 
-runner=
+runner= repo=
 for arg in $(cat /proc/cmdline); do
-	case $arg in vm_runner=*) runner=${arg#vm_runner=} ;; esac
+	case $arg in
+	vm_runner=*) runner=${arg#vm_runner=} ;;
+	vm_repo=*) repo=${arg#vm_repo=} ;;
+	esac
 done
 [ -n "$runner" ] || die "no vm_runner= on the kernel command line"
 
@@ -46,12 +49,23 @@ p9='trans=virtio,version=9p2000.L,msize=512000'
 mkdir -p /newroot
 mount -t 9p -o "ro,$p9,cache=loose,access=any" hostroot /newroot || die "cannot mount host root over 9p"
 
+# A checkout under /tmp (CI may clone there) would vanish under the tmpfs
+# mounted next: hold on to it with a bind mount first, put it back after.
+if [ -n "$repo" ]; then
+	mkdir -p /repo
+	mount -o bind "/newroot$repo" /repo || die "cannot bind the repository $repo"
+fi
+
 # The root is read-only: everything a test writes goes to tmpfs.  /mnt gets
 # its own tmpfs so scenarios can mkdir mount points there.
 for d in tmp run mnt var/tmp; do
 	mount -t tmpfs -o mode=1777 tmpfs "/newroot/$d" || die "tmpfs on /$d"
 done
 chmod 755 /newroot/run /newroot/mnt
+if [ -n "$repo" ] && [ ! -e "/newroot$repo/tests/vm/guest-runner.sh" ]; then
+	mkdir -p "/newroot$repo" || die "cannot make $repo in the guest"
+	mount -o bind /repo "/newroot$repo" || die "cannot bind the repository back at $repo"
+fi
 mount -t proc proc /newroot/proc
 mount -t sysfs sysfs /newroot/sys
 mount -t devtmpfs devtmpfs /newroot/dev
