@@ -263,7 +263,7 @@ static bool overlap(u64 a, u64 alen, u64 b, u64 blen)
 	return a < b + blen && b < a + alen;
 }
 
-static bool check_desc_locations(struct fsck_ctx *ctx, u32 group)
+static bool check_desc_locations(struct fsck_ctx *ctx, u32 group, bool force)
 {
 	const struct stalefs_geom *g = &ctx->fs->geom;
 	struct stalefs_group_desc *d = &ctx->fs->groups[group].desc;
@@ -279,6 +279,15 @@ static bool check_desc_locations(struct fsck_ctx *ctx, u32 group)
 	it_ok = in_group_data(g, group, it, g->inode_table_blocks) &&
 		!overlap(it, g->inode_table_blocks, bb, g->block_bitmap_blocks) &&
 		!overlap(it, g->inode_table_blocks, ib, g->inode_bitmap_blocks);
+	/* Still overlapping after a relocation: everything goes back to mkfs' places. */
+	if (force) {
+		bb_ok = bb == dbb;
+		ib_ok = ib == dib;
+		it_ok = it == dit;
+	} else if ((!bb_ok && bb == dbb) || (!ib_ok && ib == dib) || (!it_ok && it == dit)) {
+		/* Bad where mkfs would put it: something else sits there; the next round moves all. */
+		return true;
+	}
 	memset(&p, 0, sizeof(p));
 	p.group = group;
 	/* Back to where mkfs puts them: a damaged pointer usually means the data is still there. */
@@ -377,7 +386,7 @@ void check_super_and_groups(struct fsck_ctx *ctx)
 				stalefs_mark_desc_dirty(fs, g);
 		}
 		/* A relocation can make another pointer overlap it: look again (the defaults never overlap). */
-		for (int round = 0; round < 3 && check_desc_locations(ctx, g); round++)
+		for (int round = 0; round < 3 && check_desc_locations(ctx, g, round == 2); round++)
 			;
 		if (flags & ~STALEFS_BG_FLAGS_ALL) {
 			p.num = flags;
