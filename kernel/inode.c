@@ -251,6 +251,18 @@ int stalefs_sync_inode(struct inode *inode)
 	return fill_raw(inode, true);
 }
 
+/*
+ * Copy the inode into its (dirty) table buffer now, as ext4 does on every
+ * mark_inode_dirty.  Unwritten conversion runs after writeback has already
+ * written the inode, so sync(2) and umount would otherwise never see it:
+ * sync_inodes_sb has moved on and evict_inodes does not write.  The buffer
+ * is picked up by the sync_blockdev that ends every sync and umount.
+ */
+int stalefs_update_inode(struct inode *inode)
+{
+	return fill_raw(inode, false);
+}
+
 void stalefs_evict_inode(struct inode *inode)
 {
 	struct stalefs_inode_info *ei = STALEFS_I(inode);

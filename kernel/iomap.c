@@ -144,8 +144,10 @@ int stalefs_convert_unwritten(struct inode *inode, loff_t pos, loff_t len)
 	nofs = memalloc_nofs_save();
 	err = stalefs_ext_convert(inode, (u32)first, (u32)(last - first),
 				  STALEFS_EXT_UNWRITTEN, 0);
-	memalloc_nofs_restore(nofs);
 	up_write(&ei->i_map_sem);
+	if (!err)
+		err = stalefs_update_inode(inode);
+	memalloc_nofs_restore(nofs);
 	if (err)
 		stalefs_error(inode->i_sb, inode->i_ino, 0,
 			      "cannot convert unwritten extent at block %llu: error %d",

@@ -147,6 +147,7 @@ int stalefs_fileattr_get(struct dentry *dentry, struct fileattr *fa);
 int stalefs_fileattr_set(struct user_namespace *mnt_userns, struct dentry *dentry,
 			 struct fileattr *fa);
 int stalefs_sync_inode(struct inode *inode);
+int stalefs_update_inode(struct inode *inode);
 
 /* iomap.c */
 extern const struct iomap_ops stalefs_iomap_ops;

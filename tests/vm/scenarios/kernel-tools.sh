@@ -39,6 +39,11 @@ xfs_io -f -c "falloc 0 2m" -c "pwrite -q -S 0x7c 1m 8k" -c "fpunch 100k 200k" $m
 ln -s "$(printf 'L%.0s' {1..1000})" $mnt/k/longlink
 for i in $(seq 1 400); do echo "entry $i" >$mnt/k/d/file$i; done
 rm $mnt/k/d/file1{0..9}*
+# sync(2) must leave the image complete while still mounted: the unwritten
+# conversion that follows writeback has to reach the device too.
+sync
+assert_eq "entry 400" "$("$DEBUGFS_STALEFS" -R "cat /k/d/file400" "$dev" 2>/dev/null)" \
+	"after sync, the device holds the last file's data as written"
 cp -a $mnt/k $S/expect
 umount $mnt
 rm -rf $S/out && mkdir $S/out
