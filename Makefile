@@ -64,6 +64,18 @@ check: deps
 run-checks: $(CHECK_TARGETS)
 	@echo "make check: all test groups passed: $(CHECK_TARGETS)"
 
+# `make soak`: the long runs (fuzzing, VM soaks) that do not fit in check.
+# Fragments append their targets to SOAK_TARGETS.
+.PHONY: soak
+soak: deps
+	$(MAKE) all
+	$(MAKE) san
+	$(MAKE) run-soak
+
+.PHONY: run-soak
+run-soak: $(SOAK_TARGETS)
+	@echo "make soak: all soak runs passed: $(SOAK_TARGETS)"
+
 clean:
 	rm -rf build
 	$(CLEAN_EXTRA)

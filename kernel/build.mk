@@ -52,3 +52,4 @@ $(FSX): tests/vm/fsx.c
 .PHONY: kernel-soak
 kernel-soak: kernel $(FSX) $(BUILD)/mkfs.stalefs
 	tests/vm/run-vm --timeout 7200 tests/vm/soak/kernel-fsx-soak.sh
+SOAK_TARGETS += kernel-soak

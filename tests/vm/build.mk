@@ -8,7 +8,7 @@ $(STALE_IOCTL): $(BUILD)/tests/vm/stale-ioctl.o
 
 # check-vm: every kernel scenario in one VM boot (the harness prints
 # "N passed, N failed" and fails when any scenario or the VM does).
-VM_SCENARIOS := tests/vm/scenarios/harness-selftest.sh $(sort $(wildcard tests/vm/scenarios/kernel-*.sh tests/vm/scenarios/stale-*.sh))
+VM_SCENARIOS := tests/vm/scenarios/harness-selftest.sh $(sort $(wildcard tests/vm/scenarios/kernel-*.sh tests/vm/scenarios/stale-*.sh tests/vm/scenarios/robust-*.sh))
 .PHONY: check-vm
 check-vm: kernel programs
 	tests/vm/run-vm --timeout 1800 $(VM_SCENARIOS)
