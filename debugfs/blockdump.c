@@ -220,25 +220,8 @@ DBG_CMD(do_block_dump)
 	}
 	if (!dbg_need_fs(argv[0]))
 		return;
-	if (file) {
-		u32 ino, lblk;
-		u16 flags;
-
-		if (!dbg_name_to_ino(argv[0], file, &ino) ||
-		    !dbg_parse_u32(argv[0], argv[optind], "logical block", &lblk))
-			return;
-		err = stalefs_bmap(dbg.fs, ino, lblk, &block, &flags);
-		if (err) {
-			dbg_err(argv[0], err, "mapping logical block %u of %s", lblk, file);
-			return;
-		}
-		if (!block) {
-			dbg_msg(argv[0], "logical block %u of %s is a hole", lblk, file);
-			return;
-		}
-	} else if (!dbg_parse_block(argv[0], argv[optind], &block)) {
+	if (!dbg_parse_file_block(argv[0], file, argv[optind], &block))
 		return;
-	}
 	buf = malloc(dbg.fs->block_size);
 	if (!buf) {
 		dbg_err(argv[0], STALEFS_ERR_NO_MEMORY, "allocating a block buffer");

@@ -56,6 +56,8 @@ bool dbg_args(int argc, const char *const *argv, int min, int max, const char *u
 bool dbg_parse_u64(const char *cmd, const char *s, const char *what, u64 *v);
 bool dbg_parse_u32(const char *cmd, const char *s, const char *what, u32 *v);
 bool dbg_parse_block(const char *cmd, const char *s, u64 *block);	/* inside the fs */
+/* With file: s is a logical block of it, mapped (a hole is an error); else as above. */
+bool dbg_parse_file_block(const char *cmd, const char *file, const char *s, u64 *block);
 /* A file named by path (from cwd) or <ino>. */
 bool dbg_name_to_ino(const char *cmd, const char *name, u32 *ino);
 bool dbg_name_to_ino_follow(const char *cmd, const char *name, bool follow, u32 *ino);

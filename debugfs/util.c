@@ -125,6 +125,28 @@ bool dbg_parse_block(const char *cmd, const char *s, u64 *block)
 	return true;
 }
 
+bool dbg_parse_file_block(const char *cmd, const char *file, const char *s, u64 *block)
+{
+	errcode_t err;
+	u32 ino, lblk;
+	u16 flags;
+
+	if (!file)
+		return dbg_parse_block(cmd, s, block);
+	if (!dbg_name_to_ino(cmd, file, &ino) || !dbg_parse_u32(cmd, s, "logical block", &lblk))
+		return false;
+	err = stalefs_bmap(dbg.fs, ino, lblk, block, &flags);
+	if (err) {
+		dbg_err(cmd, err, "mapping logical block %u of %s", lblk, file);
+		return false;
+	}
+	if (!*block) {
+		dbg_msg(cmd, "logical block %u of %s is a hole", lblk, file);
+		return false;
+	}
+	return true;
+}
+
 bool dbg_name_to_ino_follow(const char *cmd, const char *name, bool follow, u32 *ino)
 {
 	size_t len = strlen(name);

@@ -101,25 +101,8 @@ DBG_CMD(do_zap_block)
 	}
 	if (!dbg_need_rw(argv[0]))
 		return;
-	if (file) {
-		u32 ino, lblk;
-		u16 flags;
-
-		if (!dbg_name_to_ino(argv[0], file, &ino) ||
-		    !dbg_parse_u32(argv[0], argv[optind], "logical block", &lblk))
-			return;
-		err = stalefs_bmap(dbg.fs, ino, lblk, &block, &flags);
-		if (err) {
-			dbg_err(argv[0], err, "mapping logical block %u of %s", lblk, file);
-			return;
-		}
-		if (!block) {
-			dbg_msg(argv[0], "logical block %u of %s is a hole", lblk, file);
-			return;
-		}
-	} else if (!dbg_parse_block(argv[0], argv[optind], &block)) {
+	if (!dbg_parse_file_block(argv[0], file, argv[optind], &block))
 		return;
-	}
 	if (!have_len)
 		length = have_bit ? 0 : dbg.fs->block_size - (offset < dbg.fs->block_size ? offset : 0);
 	if (offset >= dbg.fs->block_size || length > dbg.fs->block_size - offset ||

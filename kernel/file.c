@@ -230,8 +230,12 @@ static loff_t stalefs_llseek(struct file *file, loff_t offset, int whence)
 
 /* ---- fallocate ---- */
 
-/* Fill holes in [start, end) blocks with unwritten extents. */
-static int prealloc_blocks(struct inode *inode, u64 start, u64 end)
+/*
+ * Fill the holes in blocks [start, end) with extents of the given flags
+ * (UNWRITTEN for fallocate, STALE for NO_HIDE_STALE), a bounded piece at a
+ * time so others get the map in between.  ENOSPC ends it.
+ */
+int stalefs_fill_holes(struct inode *inode, u64 start, u64 end, u16 flags)
 {
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
 	unsigned int nofs;
@@ -245,7 +249,7 @@ static int prealloc_blocks(struct inode *inode, u64 start, u64 end)
 		down_write(&ei->i_map_sem);
 		nofs = memalloc_nofs_save();
 		/* Returns an error only when it could map nothing at all. */
-		err = stalefs_ext_alloc_range(inode, (u32)start, n, STALEFS_EXT_UNWRITTEN, NULL);
+		err = stalefs_ext_alloc_range(inode, (u32)start, n, flags, NULL);
 		while (!err && start < end && stalefs_ext_lookup(inode, (u32)start, &ex))
 			start = (u64)ex.lblk + ex.len;
 		memalloc_nofs_restore(nofs);
@@ -353,13 +357,13 @@ static long stalefs_fallocate(struct file *file, int mode, loff_t offset, loff_t
 		err = stalefs_clear_range(inode, offset, len, false);
 	} else if (mode & FALLOC_FL_ZERO_RANGE) {
 		/* Whole blocks become unwritten; partial edges are zeroed. */
-		err = prealloc_blocks(inode, offset >> bits,
-				      DIV_ROUND_UP_ULL(end, 1ULL << bits));
+		err = stalefs_fill_holes(inode, offset >> bits,
+					 DIV_ROUND_UP_ULL(end, 1ULL << bits), STALEFS_EXT_UNWRITTEN);
 		if (!err)
 			err = stalefs_clear_range(inode, offset, len, true);
 	} else {
-		err = prealloc_blocks(inode, offset >> bits,
-				      DIV_ROUND_UP_ULL(end, 1ULL << bits));
+		err = stalefs_fill_holes(inode, offset >> bits,
+					 DIV_ROUND_UP_ULL(end, 1ULL << bits), STALEFS_EXT_UNWRITTEN);
 	}
 	if (!err && size_change) {
 		err = stalefs_zero_eof(inode, end);

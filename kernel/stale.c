@@ -187,7 +187,6 @@ static int make_stale(struct inode *inode, u64 first, u64 last)
 	struct address_space *mapping = inode->i_mapping;
 	unsigned int bits = inode->i_sb->s_blocksize_bits;
 	unsigned int nofs;
-	u64 start = first;
 	int err;
 
 	last = min_t(u64, last, STALEFS_MAX_FILE_BLOCKS);
@@ -213,21 +212,9 @@ static int make_stale(struct inode *inode, u64 first, u64 last)
 	memalloc_nofs_restore(nofs);
 	up_write(&ei->i_map_sem);
 
-	/* Holes, a bounded piece at a time so others get the map in between. */
-	while (!err && start < last) {
-		struct stalefs_ext ex;
-		u32 n = (u32)min_t(u64, last - start, STALEFS_EXT_MAX_LEN);
-
-		down_write(&ei->i_map_sem);
-		nofs = memalloc_nofs_save();
-		/* Errors only when nothing at all could be mapped (ENOSPC ends it). */
-		err = stalefs_ext_alloc_range(inode, (u32)start, n, STALEFS_EXT_STALE, NULL);
-		while (!err && start < last && stalefs_ext_lookup(inode, (u32)start, &ex))
-			start = (u64)ex.lblk + ex.len;
-		memalloc_nofs_restore(nofs);
-		up_write(&ei->i_map_sem);
-		cond_resched();
-	}
+	/* Then the holes. */
+	if (!err)
+		err = stalefs_fill_holes(inode, first, last, STALEFS_EXT_STALE);
 	return err;
 }
 

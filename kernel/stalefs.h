@@ -127,6 +127,7 @@ int stalefs_ext_lookup(struct inode *inode, u32 lblk, struct stalefs_ext *ex);
 int stalefs_ext_insert(struct inode *inode, const struct stalefs_ext *ex);
 int stalefs_ext_convert(struct inode *inode, u32 lblk, u32 len, u16 from, u16 to);
 int stalefs_ext_remove(struct inode *inode, u32 lblk, u64 len);
+int stalefs_fill_holes(struct inode *inode, u64 start, u64 end, u16 flags);
 int stalefs_ext_alloc_range(struct inode *inode, u32 lblk, u32 len, u16 flags,
 			    struct stalefs_ext *first);
 int stalefs_ext_save(struct inode *inode);
