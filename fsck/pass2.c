@@ -206,6 +206,12 @@ static void check_entry(struct block_state *b, struct stalefs_dir_entry *de)
 			clear_entry(b, de);
 		return;
 	}
+	if (ino == b->dir) {
+		/* Only '.' may name the directory itself: anything else is a loop. */
+		if (fix_problem(ctx, PR_2_LINK_DOT, &p))
+			clear_entry(b, de);
+		return;
+	}
 	ft = inode_ft(ctx, ino);
 	if (ft == 0 || ft == FT_RESERVED) {
 		if (fix_problem(ctx, PR_2_UNUSED_INO, &p))

@@ -184,7 +184,12 @@ bool reconnect_file(struct fsck_ctx *ctx, u32 ino)
 	return true;
 }
 
-/* Remove the entry naming child from dir (a directory loop is broken there). */
+static bool is_dot_or_dotdot(const struct stalefs_dir_entry *de)
+{
+	return de->name[0] == '.' && (de->name_len == 1 || (de->name_len == 2 && de->name[1] == '.'));
+}
+
+/* Remove the entry naming child from dir (a directory loop is broken there; never '.' or '..'). */
 static void unlink_child(struct fsck_ctx *ctx, u32 dir, u32 child)
 {
 	u32 bs = ctx->fs->block_size, i;
@@ -201,8 +206,7 @@ static void unlink_child(struct fsck_ctx *ctx, u32 dir, u32 child)
 
 			if (rec < 8 || off + rec > bs)
 				break;
-			if (le32_to_cpu(de->inode) == child && !(de->name_len == 2 && de->name[0] == '.' &&
-								  de->name[1] == '.')) {
+			if (le32_to_cpu(de->inode) == child && !is_dot_or_dotdot(de)) {
 				de->inode = 0;
 				stalefs_dirblock_set_csum(ctx->fs->seed, ctx->buf, bs);
 				if (stalefs_write_block(ctx->fs, db->pblk, ctx->buf) == 0)

@@ -181,6 +181,8 @@ static const struct problem table[] = {
 	  "(already in directory %N).", P_CLEAR, 0, 0 },
 	{ PR_2_READ_ERROR, "Error reading directory block %b (inode %i, block #%l): %s.",
 	  P_NONE, PR_MSG_ONLY, 0 },
+	{ PR_2_LINK_DOT, "Entry '%n' in directory inode %i is a link to the directory itself.",
+	  P_CLEAR, 0, 0 },
 
 	/* ---- pass 3 ---- */
 	{ PR_3_PASS_HEADER, "Pass 3: Checking directory connectivity", P_NONE, PR_MSG_ONLY, 0 },

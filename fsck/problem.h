@@ -140,6 +140,7 @@ enum problem_code {
 	PR_2_DUP_DOT = 0x02000E,
 	PR_2_LINK_DIR = 0x02000F,
 	PR_2_READ_ERROR = 0x020010,
+	PR_2_LINK_DOT = 0x020011,
 
 	/* ---- pass 3: connectivity ---- */
 	PR_3_PASS_HEADER = 0x030000,
