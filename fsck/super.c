@@ -318,6 +318,49 @@ static bool check_desc_locations(struct fsck_ctx *ctx, u32 group, bool force)
 	return moved;
 }
 
+/*
+ * The last slot at or past 'mark' holding an inode in use, judged from the
+ * table itself (a mode, links, no deletion time and a checksum that is its
+ * own), or -1.  After a power cut the descriptor (its mark, its INODE_UNINIT
+ * flag) and the inode bitmap can be older than an inode an fsync wrote and
+ * a directory already names: the kernel writes neither with the fsync.
+ * New inodes are taken lowest slot first, so the table is followed block
+ * by block only while a block still holds one: a few blocks at most.
+ */
+static long live_inode_past_mark(struct fsck_ctx *ctx, u32 group, u32 mark)
+{
+	stalefs_fs *fs = ctx->fs;
+	const struct stalefs_geom *g = &fs->geom;
+	u64 table = le64_to_cpu(fs->groups[group].desc.bg_inode_table);
+	u32 ipb = g->inodes_per_block, b, s;
+	u8 *buf = malloc(fs->block_size);
+	long last = -1;
+
+	if (!buf)
+		fsck_fatal(ctx, STALEFS_ERR_NO_MEMORY, "while reading the inode table");
+	for (b = mark / ipb; b < g->inode_table_blocks; b++) {
+		bool found = false;
+
+		if (stalefs_io_read(fs->io, table + b, 1, buf))
+			break;		/* pass 1 reports an unreadable table */
+		for (s = b == mark / ipb ? mark % ipb : 0; s < ipb; s++) {
+			struct stalefs_inode inode;
+			u32 ino = group * g->inodes_per_group + b * ipb + s + 1;
+
+			memcpy(&inode, buf + (size_t)s * STALEFS_INODE_SIZE, sizeof(inode));
+			if (!le16_to_cpu(inode.i_mode) || !le16_to_cpu(inode.i_links_count) ||
+			    le64_to_cpu(inode.i_dtime) || stalefs_verify_inode_csum(fs->seed, ino, &inode))
+				continue;
+			last = (long)(b * ipb + s);
+			found = true;
+		}
+		if (!found)
+			break;
+	}
+	free(buf);
+	return last;
+}
+
 /* Inodes in use past the unused-inode mark would never be scanned: move the mark. */
 static void check_itable_unused(struct fsck_ctx *ctx, u32 group)
 {
@@ -325,7 +368,8 @@ static void check_itable_unused(struct fsck_ctx *ctx, u32 group)
 	struct stalefs_group *grp = &fs->groups[group];
 	struct stalefs_group_desc *d = &grp->desc;
 	u32 ipg = fs->geom.inodes_per_group, unused = le32_to_cpu(d->bg_itable_unused), i, last = 0;
-	bool any = false;
+	bool any = false, uninit;
+	long live;
 	struct problem_ctx p;
 
 	memset(&p, 0, sizeof(p));
@@ -341,24 +385,33 @@ static void check_itable_unused(struct fsck_ctx *ctx, u32 group)
 			return;
 		}
 	}
-	if ((le16_to_cpu(d->bg_flags) & STALEFS_BG_INODE_UNINIT) || !grp->inode_bitmap)
-		return;
-	for (i = ipg; i-- > 0;)
-		if (bit_test(grp->inode_bitmap, i)) {
-			last = i;
-			any = true;
-			break;
-		}
+	uninit = le16_to_cpu(d->bg_flags) & STALEFS_BG_INODE_UNINIT;
+	if (!uninit && grp->inode_bitmap)
+		for (i = ipg; i-- > 0;)
+			if (bit_test(grp->inode_bitmap, i)) {
+				last = i;
+				any = true;
+				break;
+			}
 	/* Group 0's reserved inodes (1-10) are always in use: their slots must be scanned. */
 	if (group == 0 && (!any || last < STALEFS_FIRST_INO - 2)) {
 		any = true;
 		last = STALEFS_FIRST_INO - 2;
 	}
-	if (any && last >= ipg - unused) {
+	live = live_inode_past_mark(ctx, group, uninit ? 0 : ipg - unused);
+	if (live >= 0 && (!any || (u32)live > last)) {
+		any = true;
+		last = (u32)live;
+	}
+	if (any && (last >= ipg - unused || (uninit && live >= 0))) {
 		p.ino = group * ipg + last + 1;
 		p.num = unused;
 		if (fix_problem(ctx, PR_0_ITABLE_UNUSED, &p)) {
-			d->bg_itable_unused = cpu_to_le32(ipg - last - 1);
+			if (last >= ipg - unused)
+				d->bg_itable_unused = cpu_to_le32(ipg - last - 1);
+			/* Its bitmap is rebuilt from what pass 1 finds. */
+			if (uninit && live >= 0)
+				d->bg_flags = cpu_to_le16(le16_to_cpu(d->bg_flags) & ~STALEFS_BG_INODE_UNINIT);
 			stalefs_mark_desc_dirty(fs, group);
 		}
 	}
