@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading a dm-log-writes log (Documentation/admin-guide/device-mapper/
+ * log-writes.rst in the kernel).  The log device holds, all little-endian:
+ *
+ *   sector 0            super: magic, version, nr_entries, sectorsize
+ *   then, per entry     one sector: sector, nr_sectors, flags, data_len,
+ *                       followed in that same sector by a mark's name;
+ *                       then nr_sectors sectors of written data (none for
+ *                       flushes, marks and discards)
+ *
+ * "sector" in the log means the logged device's logical sector
+ * (sectorsize bytes), both for addresses and for lengths.
+ */
+#ifndef ROBUST_LOGWRITES_H
+#define ROBUST_LOGWRITES_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define LW_MAGIC 0x6a736677736872ULL
+#define LW_VERSION 1ULL
+
+#define LW_FLUSH (1u << 0)
+#define LW_FUA (1u << 1)
+#define LW_DISCARD (1u << 2)
+#define LW_MARK (1u << 3)
+#define LW_METADATA (1u << 4)
+#define LW_KNOWN_FLAGS (LW_FLUSH | LW_FUA | LW_DISCARD | LW_MARK | LW_METADATA)
+
+struct lw_entry {
+	uint64_t index;		/* 0-based position in the log */
+	uint64_t sector;	/* where the write lands, in sectorsize units */
+	uint64_t nr_sectors;
+	uint32_t flags;
+	uint64_t data_off;	/* byte offset of the data in the log */
+	char mark[128];		/* the mark's name, "" when not a mark */
+};
+
+struct lw_log {
+	int fd;
+	const char *path;
+	uint64_t size;		/* bytes */
+	uint64_t nr_entries;
+	uint32_t sectorsize;
+	uint64_t next_off;	/* byte offset of the next entry's header */
+	uint64_t next_index;
+};
+
+/* Open and check the super; on failure print why to stderr and return -1. */
+int lw_open(struct lw_log *log, const char *path);
+/* Read the next entry: 1 when read, 0 at the end, -1 (message printed) on a bad entry. */
+int lw_next(struct lw_log *log, struct lw_entry *e);
+/* "W", "F", "WU", "M"...: W data written, F flush, U FUA, D discard, M mark. */
+const char *lw_flag_string(const struct lw_entry *e, char buf[8]);
+void lw_close(struct lw_log *log);
+
+#endif
