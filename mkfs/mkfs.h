@@ -24,6 +24,14 @@ struct mkfs_options {
 	int force;
 };
 
+/*
+ * Parse the command line into *o: 0 to go on, MKFS_PARSE_DONE when it
+ * was all done (-V printed the version), MKFS_PARSE_USAGE after printing
+ * a usage error.  Never exits, so a fuzzer can call it.
+ */
+#define MKFS_PARSE_DONE 1
+#define MKFS_PARSE_USAGE 2
+int mkfs_parse_options(int argc, char **argv, struct mkfs_options *o);
 int mkfs_run(struct mkfs_options *o);
 
 /* What a -d tree needs, counted before anything is written. */

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mkfs.stalefs's command line: mke2fs-style options into a struct
+ * mkfs_options.  It never exits: a usage error is printed and returned,
+ * so the libFuzzer target (tests/fuzz/mkfs/) can drive it directly.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <unistd.h>
+#include "libstalefs.h"
+#include "mkfs.h"
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"Usage: %s [-b block-size] [-N number-of-inodes] [-i bytes-per-inode]\n"
+		"\t[-m reserved-blocks-percentage] [-g blocks-per-group] [-L volume-label]\n"
+		"\t[-U UUID] [-G stale-gid] [-O feature[,...]] [-E extended-option[,...]]\n"
+		"\t[-e errors-behavior] [-d root-directory] [-n] [-F] [-q] [-V]\n"
+		"\tdevice [fs-size]\n", program_name);
+	return MKFS_PARSE_USAGE;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "%s: ", program_name);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	return usage();
+}
+
+static int parse_u32(const char *s, const char *what, u32 *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || v > 0xFFFFFFFFULL || s[0] == '-')
+		return usage_error(what, s);
+	*out = (u32)v;
+	return 0;
+}
+
+static int parse_uuid(const char *s, u8 out[16])
+{
+	int i = 0;
+
+	if (strcasecmp(s, "random") == 0 || strcasecmp(s, "time") == 0)
+		return 1;	/* keep the random one the defaults made */
+	if (strcasecmp(s, "clear") == 0 || strcasecmp(s, "null") == 0) {
+		memset(out, 0, 16);
+		return 0;
+	}
+	while (*s && i < 16) {
+		unsigned int byte;
+
+		if (*s == '-') {
+			s++;
+			continue;
+		}
+		/* Two hex digits exactly: sscanf alone would take "eg" as 0x0e. */
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) ||
+		    sscanf(s, "%2x", &byte) != 1)
+			return -1;
+		out[i++] = (u8)byte;
+		s += 2;
+	}
+	return (i == 16 && !*s) ? 0 : -1;
+}
+
+/* One -O token ("name" or "^name"): 0, or a usage error. */
+static int parse_feature(const char *tok, struct stalefs_mkfs_params *p)
+{
+	bool clear = tok[0] == '^';
+	int kind;
+	u32 bit, *mask;
+
+	if (stalefs_feature_parse(tok + clear, &kind, &bit))
+		return usage_error("invalid filesystem option set: %s", tok);
+	mask = kind == 0 ? &p->feature_compat : kind == 1 ? &p->feature_ro_compat : &p->feature_incompat;
+	if (kind == 2 && clear)
+		return usage_error("the %s feature is required and cannot be cleared", tok + 1);
+	if (kind == 1 && bit == STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE && !clear &&
+	    p->stale_gid == STALEFS_STALE_GID_NONE)
+		return usage_error("%s needs a permitted group: use -G GID", tok);
+	if (kind == 1 && bit == STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE && clear &&
+	    p->stale_gid != STALEFS_STALE_GID_NONE)
+		return usage_error("%s conflicts with -G, which records a permitted group and sets nohide_stale", tok);
+	if ((kind == 0 && (bit & ~STALEFS_FEATURE_COMPAT_SUPP)) ||
+	    (kind == 1 && (bit & ~STALEFS_FEATURE_RO_COMPAT_SUPP)) ||
+	    (kind == 2 && (bit & ~STALEFS_FEATURE_INCOMPAT_SUPP)))
+		return usage_error("unsupported filesystem feature: %s", tok);
+	if (clear)
+		*mask &= ~bit;
+	else
+		*mask |= bit;
+	return 0;
+}
+
+static int parse_features(const char *list, struct stalefs_mkfs_params *p)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return usage_error("%s", "out of memory");
+	for (tok = strtok_r(copy, ", ", &save); tok && !rc; tok = strtok_r(NULL, ", ", &save))
+		rc = parse_feature(tok, p);
+	free(copy);
+	return rc;
+}
+
+static int parse_errors(const char *s, u16 *out)
+{
+	if (strcmp(s, "continue") == 0)
+		*out = STALEFS_ERRORS_CONTINUE;
+	else if (strcmp(s, "remount-ro") == 0)
+		*out = STALEFS_ERRORS_RO;
+	else if (strcmp(s, "panic") == 0)
+		*out = STALEFS_ERRORS_PANIC;
+	else
+		return usage_error("invalid errors behavior: %s (continue, remount-ro or panic)", s);
+	return 0;
+}
+
+/* One -E token, split at '=' (val is NULL without one). */
+static int parse_extended_one(const char *tok, const char *val, struct stalefs_mkfs_params *p)
+{
+	if (strcmp(tok, "root_owner") == 0) {
+		unsigned int uid, gid;
+		char tail;
+
+		if (!val) {
+			p->root_uid = (u32)getuid();
+			p->root_gid = (u32)getgid();
+		} else if (sscanf(val, "%u:%u%c", &uid, &gid, &tail) == 2) {
+			p->root_uid = uid;
+			p->root_gid = gid;
+		} else {
+			return usage_error("invalid root_owner: '%s' (want UID:GID)", val);
+		}
+		return 0;
+	}
+	if (strcmp(tok, "lazy_itable_init") == 0) {
+		if (val && strcmp(val, "0") && strcmp(val, "1"))
+			return usage_error("invalid lazy_itable_init value: '%s' (0 or 1)", val);
+		p->zero_itables = val && strcmp(val, "0") == 0;
+		return 0;
+	}
+	if (strcmp(tok, "errors") == 0 && val)
+		return parse_errors(val, &p->errors);
+	return usage_error("unknown extended option: %s\n\tknown: root_owner[=uid:gid], "
+			   "lazy_itable_init=0|1, errors=behavior", tok);
+}
+
+static int parse_extended(const char *list, struct stalefs_mkfs_params *p)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	int rc = 0;
+
+	if (!copy)
+		return usage_error("%s", "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(tok, '=');
+
+		if (val)
+			*val++ = '\0';
+		rc = parse_extended_one(tok, val, p);
+	}
+	free(copy);
+	return rc;
+}
+
+static int parse_gid(const char *s, u32 *out)
+{
+	struct group *gr;
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (!errno && end != s && !*end && v < STALEFS_STALE_GID_NONE) {
+		*out = (u32)v;
+		return 0;
+	}
+	gr = getgrnam(s);
+	if (gr) {
+		*out = (u32)gr->gr_gid;
+		return 0;
+	}
+	return usage_error("invalid group for -G: '%s' (a gid or a group name)", s);
+}
+
+/* The option letters' values before they are combined into o->params. */
+struct raw_options {
+	u32 block_size, inodes, bpi, bpg, rpct, stale_gid;
+	const char *label, *uuid, *features, *extended, *errors;
+};
+
+static int parse_letter(int c, const char *arg, struct raw_options *r, struct mkfs_options *o)
+{
+	int rc = 0;
+
+	switch (c) {
+	case 'b':
+		rc = parse_u32(arg, "invalid block size: %s", &r->block_size);
+		if (!rc && r->block_size != 1024 && r->block_size != 2048 && r->block_size != 4096)
+			rc = usage_error("invalid block size: %s (1024, 2048 or 4096)", arg);
+		break;
+	case 'N': rc = parse_u32(arg, "invalid inode count: %s", &r->inodes); break;
+	case 'i':
+		rc = parse_u32(arg, "invalid inode ratio: %s", &r->bpi);
+		if (!rc && (r->bpi < 1024 || r->bpi > 67108864))
+			rc = usage_error("invalid inode ratio: %s (1024 to 67108864)", arg);
+		break;
+	case 'm':
+		rc = parse_u32(arg, "invalid reserved blocks percent: %s", &r->rpct);
+		if (!rc && r->rpct > 50)
+			rc = usage_error("invalid reserved blocks percent: %s (at most 50)", arg);
+		break;
+	case 'g':
+		rc = parse_u32(arg, "invalid blocks per group: %s", &r->bpg);
+		if (!rc && (r->bpg < STALEFS_MIN_BLOCKS_PER_GROUP || (r->bpg & (r->bpg - 1))))
+			rc = usage_error("invalid blocks per group: %s (a power of two, at least 256)", arg);
+		break;
+	case 'L':
+		if (strlen(arg) > 31)
+			rc = usage_error("volume label too long: '%s' (at most 31 bytes)", arg);
+		r->label = arg;
+		break;
+	case 'U': r->uuid = arg; break;
+	case 'G': rc = parse_gid(arg, &r->stale_gid); break;
+	case 'O': r->features = arg; break;
+	case 'E': r->extended = arg; break;
+	case 'e': r->errors = arg; break;
+	case 'd': o->populate_dir = arg; break;
+	case 'n': o->dry_run = true; break;
+	case 'F': o->force++; break;
+	case 'q': o->quiet = true; break;
+	case 'V':
+		printf("%s %s\n", program_name, STALEFS_VERSION);
+		return MKFS_PARSE_DONE;
+	default:
+		return usage();
+	}
+	return rc;
+}
+
+int mkfs_parse_options(int argc, char **argv, struct mkfs_options *o)
+{
+	struct raw_options r = { .rpct = 5, .stale_gid = STALEFS_STALE_GID_NONE };
+	struct stalefs_mkfs_params *p = &o->params;
+	u64 size_bytes = 0;
+	int c, rc;
+
+	memset(o, 0, sizeof(*o));
+	optind = 0;	/* GNU getopt: start over, also on a second call */
+	while ((c = getopt(argc, argv, "b:N:i:m:g:L:U:G:O:E:e:d:nFqV")) != -1) {
+		rc = parse_letter(c, optarg, &r, o);
+		if (rc)
+			return rc;
+	}
+	if (optind >= argc)
+		return usage_error("%s", "no device specified");
+	o->device = argv[optind++];
+	if (optind < argc) {
+		const char *s = argv[optind++];
+
+		if (stalefs_parse_size(s, &size_bytes) || size_bytes == 0)
+			return usage_error("invalid filesystem size: '%s' (bytes, or with K/M/G/T suffix)", s);
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument: %s", argv[optind]);
+	if (r.inodes && r.bpi)
+		return usage_error("%s", "-N and -i cannot be used together");
+
+	stalefs_mkfs_defaults(p, 0, r.block_size ? r.block_size : 4096);
+	p->inodes_count = r.inodes;
+	p->bytes_per_inode = r.bpi ? r.bpi : 16384;
+	p->blocks_per_group = r.bpg;
+	p->reserved_percent = r.rpct;
+	p->stale_gid = r.stale_gid;
+	if (r.label)
+		strncpy(p->label, r.label, sizeof(p->label) - 1);
+	if (r.uuid && parse_uuid(r.uuid, p->uuid) < 0)
+		return usage_error("invalid UUID: '%s'", r.uuid);
+	if (r.errors && (rc = parse_errors(r.errors, &p->errors)))
+		return rc;
+	if (r.features && (rc = parse_features(r.features, p)))
+		return rc;
+	if (r.extended && (rc = parse_extended(r.extended, p)))
+		return rc;
+	if (r.stale_gid != STALEFS_STALE_GID_NONE)
+		p->feature_ro_compat |= STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE;
+	o->size_bytes = size_bytes;
+	o->block_size_given = r.block_size != 0;
+	return 0;
+}
