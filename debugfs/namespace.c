@@ -56,11 +56,18 @@ DBG_CMD(do_write)
 	}
 	err = stalefs_create(dbg.fs, dir, name, (u16)(STALEFS_S_IFREG | (st.st_mode & 07777)), st.st_uid,
 			     st.st_gid, &ino);
-	if (!err)
-		err = stalefs_file_write_from_fd(dbg.fs, ino, fd, (u64)st.st_size);
+	if (err) {
+		close(fd);
+		dbg_err(argv[0], err, "creating %s", argv[2]);
+		return;
+	}
+	err = stalefs_file_write_from_fd(dbg.fs, ino, fd, (u64)st.st_size);
 	close(fd);
 	if (err) {
 		dbg_err(argv[0], err, "writing %s into %s", argv[1], argv[2]);
+		/* No half-created file: the new name and inode go again. */
+		if (stalefs_unlink(dbg.fs, dir, name, NULL) == 0)
+			stalefs_drop_link(dbg.fs, ino);
 		return;
 	}
 	printf("Allocated inode: %u\n", ino);

@@ -279,9 +279,14 @@ errcode_t stalefs_file_write_from_fd(stalefs_fs *fs, u32 ino, int fd, u64 size)
 	err = load(fs, ino, &inode, &l);
 	if (err)
 		return err;
-	if ((size + fs->block_size - 1) / fs->block_size > STALEFS_MAX_FILE_BLOCKS) {
+	/* Only a fresh file: every block mapped below is then ours to give back on failure. */
+	if (l.count)
+		err = STALEFS_ERR_BAD_ARGUMENT;
+	else if ((size + fs->block_size - 1) / fs->block_size > STALEFS_MAX_FILE_BLOCKS)
+		err = STALEFS_ERR_FILE_TOO_BIG;
+	if (err) {
 		stalefs_extent_list_free(&l);
-		return STALEFS_ERR_FILE_TOO_BIG;
+		return err;
 	}
 	chunk = stalefs_xmalloc(chunk_size);
 	/* Most files have no hole: when the first hole is the end, one lseek says so. */
@@ -321,6 +326,13 @@ errcode_t stalefs_file_write_from_fd(stalefs_fs *fs, u32 ino, int fd, u64 size)
 	if (!err) {
 		inode.i_size = cpu_to_le64(size);
 		err = store(fs, ino, &inode, &l);
+	}
+	if (err) {
+		/* The inode was never written with these blocks (or failed to be): free them all. */
+		u32 i;
+
+		for (i = 0; i < l.count; i++)
+			stalefs_free_blocks(fs, l.ext[i].pblk, l.ext[i].len);
 	}
 	stalefs_extent_list_free(&l);
 	return err;

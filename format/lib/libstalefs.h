@@ -194,7 +194,10 @@ errcode_t stalefs_extent_walk(stalefs_fs *fs, u32 ino, const struct stalefs_inod
 errcode_t stalefs_file_read(stalefs_fs *fs, u32 ino, u64 off, void *buf, size_t len, size_t *got);
 /* Write data, allocating blocks; holes stay holes where buf is NULL. */
 errcode_t stalefs_file_write(stalefs_fs *fs, u32 ino, u64 off, const void *buf, size_t len);
-/* Replace the whole content of a fresh regular file from an fd; sparse regions stay holes. */
+/*
+ * Fill a fresh (empty) regular file from an fd; sparse regions stay holes.
+ * On failure the file is left empty and every block taken is freed again.
+ */
 errcode_t stalefs_file_write_from_fd(stalefs_fs *fs, u32 ino, int fd, u64 size);
 errcode_t stalefs_truncate(stalefs_fs *fs, u32 ino, u64 size);
 /* Allocate [lblk, lblk+count) as UNWRITTEN, or STALE with stale=true (holes and unwritten only). */
