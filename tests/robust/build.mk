@@ -19,3 +19,11 @@ $(POWERCUT_CHECK): $(BUILD)/tests/robust/powercut-check.o
 powercut-soak: kernel programs
 	tests/vm/run-vm --timeout 10800 tests/vm/soak/robust-powercut-soak.sh
 SOAK_TARGETS += powercut-soak
+
+# ---- damaged images (issue 8 part 1) ----
+# walk-fs: the one-process walk and change of a mounted image the VM scenarios run.
+WALK_FS := $(BUILD)/walk-fs
+PROGRAMS += $(WALK_FS)
+$(WALK_FS): tests/robust/walk-fs.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g $(SANFLAGS) $< -o $@ $(SANFLAGS)
