@@ -27,3 +27,17 @@ PROGRAMS += $(WALK_FS)
 $(WALK_FS): tests/robust/walk-fs.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g $(SANFLAGS) $< -o $@ $(SANFLAGS)
+
+# The populated base images robust-damage damages, made on the host before
+# the VM boots (hundreds of small processes cost seconds each under TCG).
+ROBUST_BASES := $(BUILD)/robust/base-1024.img $(BUILD)/robust/base-4096.img
+$(BUILD)/robust/base-%.img: tests/robust/make-base-image $(BUILD)/mkfs.stalefs $(BUILD)/debugfs.stalefs $(BUILD)/fsck.stalefs
+	@mkdir -p $(dir $@)
+	STALEFS_BUILD=$(BUILD) tests/robust/make-base-image $@ $*
+check-vm: $(ROBUST_BASES)
+
+# The long run: 2,000 damaged images in one VM (hours under TCG).
+.PHONY: robust-damage-soak
+robust-damage-soak: kernel programs $(ROBUST_BASES)
+	tests/vm/run-vm --timeout 14400 tests/vm/soak/robust-damage-soak.sh
+SOAK_TARGETS += robust-damage-soak

@@ -23,13 +23,19 @@ mnt=/mnt/d
 mkdir -p $mnt
 splat_re='(^|[^[:alnum:]_])(BUG|WARNING|Oops|KASAN|UBSAN)([^[:alnum:]_]|$)|general protection|kernel BUG|hung task|blocked for more than|Call Trace'
 
+# The base images: made by make on the host (tests/robust/build.mk), where
+# a process costs far less than under TCG; made here when run by hand.
 note "base images"
 declare -A base size gen_in gen_out
 for bs in 1024 4096; do
-	base[$bs]=$VM_SCRATCH/base-$bs.img
-	STALEFS_BUILD=$STALEFS_BUILD "$robust/make-base-image" "${base[$bs]}" "$bs"
+	base[$bs]=$STALEFS_BUILD/robust/base-$bs.img
+	if [[ ! -s ${base[$bs]} ]]; then
+		base[$bs]=$VM_SCRATCH/base-$bs.img
+		STALEFS_BUILD=$STALEFS_BUILD "$robust/make-base-image" "${base[$bs]}" "$bs"
+	fi
 	size[$bs]=$(stat -c %s "${base[$bs]}")
 done
+note "damaging, mounting, walking, repairing"
 # One generator per base, kept running (a Python start per image would cost
 # more than the damage), talking through FIFOs.
 for bs in 1024 4096; do
@@ -45,6 +51,10 @@ done
 img=$VM_SCRATCH/damaged.img
 out=$VM_SCRATCH/out
 kmsg=$VM_SCRATCH/kmsg
+# A FIFO nobody writes: `read -t` on it is a sleep without an exec (every
+# exec costs a few tenths of a second under TCG, and this loop is long).
+mkfifo "$VM_SCRATCH/never"
+exec {never}<>"$VM_SCRATCH/never"
 
 # keep_failure SEED MSG: save the image and fail, naming the seed.
 keep_failure() {
@@ -60,11 +70,11 @@ guarded() {
 	shift 2
 	"$@" >"$out" 2>&1 &
 	pid=$!
-	sleep "$limit" &
+	read -r -t "$limit" -u "$never" &
 	timer=$!
 	wait -n -p done_pid "$pid" "$timer" || true
 	if [[ $done_pid == "$timer" ]]; then
-		cat "$out"
+		echo "$(<"$out")"
 		echo "--- stack of the stuck $what:"
 		cat /proc/"$pid"/stack 2>/dev/null || true
 		for c in /proc/"$pid"/task/*/children; do
@@ -78,11 +88,17 @@ guarded() {
 	return $rc
 }
 
+# secs T0 T1: seconds between two $EPOCHREALTIME stamps, one decimal.
+secs() {
+	local us=$((${2/./} - ${1/./}))
+	printf '%d.%d' $((us / 1000000)) $((us % 1000000 / 100000))
+}
+
 # check_kernel_log SEED: no splat since the last image.
 check_kernel_log() {
 	dmesg -c >"$kmsg"
-	if grep -qE "$splat_re" "$kmsg"; then
-		cat "$kmsg"
+	if [[ $(<"$kmsg") =~ $splat_re ]]; then
+		echo "$(<"$kmsg")"
 		keep_failure "$1" "kernel splat"
 	fi
 }
@@ -91,9 +107,12 @@ dmesg -C
 mounted=0 refused=0 walked_errors=0 fsck_fixed=0
 for ((seed = first; seed < first + count; seed++)); do
 	bs=$((seed % 2 ? 1024 : 4096))
+	t0=$EPOCHREALTIME
 	echo "$seed $img" >&"${gen_in[$bs]}"
+	cut=0
 	while read -r line <&"${gen_out[$bs]}"; do
 		[[ $line == done ]] && break
+		[[ $line == *" truncate: "* ]] && cut=1
 		echo "$line"
 	done
 	[[ $line == done ]] || fail "seed $seed: the damage generator stopped"
@@ -101,6 +120,7 @@ for ((seed = first; seed < first + count; seed++)); do
 	# errors=continue lets the walk go on past the first error; some
 	# images take remount-ro, so the read-only turn is taken under load
 	# too.  Either overrides an errors=panic the damage may have written.
+	t1=$EPOCHREALTIME
 	errors=continue
 	((seed % 3 == 0)) && errors=remount-ro
 	rc=0
@@ -109,10 +129,10 @@ for ((seed = first; seed < first + count; seed++)); do
 		mounted=$((mounted + 1))
 		rc=0
 		guarded "$seed" walk "$walk" $mnt || rc=$?
-		cat "$out"
+		echo "$(<"$out")"
 		((rc == 0)) || keep_failure "$seed" "walk-fs exited $rc"
-		grep -q ' 0 failed' "$out" || walked_errors=$((walked_errors + 1))
-		guarded "$seed" umount umount $mnt || { cat "$out"; keep_failure "$seed" "umount failed"; }
+		[[ $(<"$out") == *" 0 failed"* ]] || walked_errors=$((walked_errors + 1))
+		guarded "$seed" umount umount $mnt || { echo "$(<"$out")"; keep_failure "$seed" "umount failed"; }
 	else
 		refused=$((refused + 1))
 		echo "seed $seed: mount refused: $(<"$out")"
@@ -121,15 +141,17 @@ for ((seed = first; seed < first + count; seed++)); do
 
 	# The device comes back whole (a cut image's lost end reads as zeros),
 	# then fsck must repair everything in one run.
-	truncate -s "${size[$bs]}" "$img"
+	t2=$EPOCHREALTIME
+	((cut)) && truncate -s "${size[$bs]}" "$img"
 	rc=0
 	guarded "$seed" "fsck -fy" "$FSCK_STALEFS" -fy "$img" || rc=$?
-	((rc & ~3)) && { cat "$out"; keep_failure "$seed" "fsck -fy exited $rc"; }
+	((rc & ~3)) && { echo "$(<"$out")"; keep_failure "$seed" "fsck -fy exited $rc"; }
 	((rc)) && fsck_fixed=$((fsck_fixed + 1))
 	rc=0
 	guarded "$seed" "fsck -fn" "$FSCK_STALEFS" -fn "$img" || rc=$?
-	((rc == 0)) || { cat "$out"; keep_failure "$seed" "fsck -fn after -fy exited $rc"; }
-	echo "seed $seed: ok"
+	((rc == 0)) || { echo "$(<"$out")"; keep_failure "$seed" "fsck -fn after -fy exited $rc"; }
+	t3=$EPOCHREALTIME
+	echo "seed $seed: ok (damage $(secs "$t0" "$t1")s, kernel $(secs "$t1" "$t2")s, fsck $(secs "$t2" "$t3")s)"
 done
 note "robust-damage: $count images (seeds $first..$((first + count - 1))): $mounted mounted" \
 	"($walked_errors with failed calls), $refused refused; fsck repaired $fsck_fixed; no splat, no hang"
