@@ -181,11 +181,6 @@ static void check_entry(struct block_state *b, struct stalefs_dir_entry *de)
 	u8 ft;
 
 	entry_ctx(b, de, &p);
-	if (is_name(de, ".") || is_name(de, "..")) {
-		if (fix_problem(ctx, PR_2_DUP_DOT, &p))
-			clear_entry(b, de);
-		return;
-	}
 	if (name_has_bad_chars(de)) {
 		if (fix_problem(ctx, PR_2_NAME_CHARS, &p)) {
 			u32 i;
@@ -195,6 +190,12 @@ static void check_entry(struct block_state *b, struct stalefs_dir_entry *de)
 					de->name[i] = '.';
 			b->dirty = true;
 		}
+	}
+	/* After the name fix: a name of NULs or slashes may have become '.' or '..'. */
+	if (is_name(de, ".") || is_name(de, "..")) {
+		if (fix_problem(ctx, PR_2_DUP_DOT, &p))
+			clear_entry(b, de);
+		return;
 	}
 	if (ino > ctx->fs->geom.inodes_count) {
 		if (fix_problem(ctx, PR_2_BAD_INO, &p))
