@@ -41,3 +41,10 @@ check-vm: $(ROBUST_BASES)
 robust-damage-soak: kernel programs $(ROBUST_BASES)
 	tests/vm/run-vm --timeout 14400 tests/vm/soak/robust-damage-soak.sh
 SOAK_TARGETS += robust-damage-soak
+
+# enospc-workload: one round of robust-enospc (a full disk at every step).
+ENOSPC_WORKLOAD := $(BUILD)/enospc-workload
+PROGRAMS += $(ENOSPC_WORKLOAD)
+$(ENOSPC_WORKLOAD): tests/robust/enospc-workload.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g $(SANFLAGS) $< -o $@ $(SANFLAGS)

@@ -1,0 +1,43 @@
+#!/bin/bash
+# A full disk at every step (issue 8, part 3): a small stalefs is filled to
+# leave 0, 1, 2... blocks free, then a workload that needs blocks for data,
+# directory blocks, a symlink block, unwritten extents and an extent tree
+# block runs into the wall at a different step each round
+# (enospc-workload).  Every call succeeds or fails with ENOSPC, a failed
+# create leaves no name, what was reported written reads back after an
+# unmount, and fsck -fn is clean after every round.  Then the inodes run
+# out: the same rules.
+# needs: stalefs
+# disk: scratch:64M
+# timeout: 900
+. "$STALEFS_ROOT/tests/vm/lib.sh"
+work=$STALEFS_BUILD/enospc-workload
+[[ -x $work ]] || fail "$work is missing (run make first)"
+dev=$VM_DISK_SCRATCH
+mnt=/mnt/e
+mkdir -p $mnt
+manifest=$VM_SCRATCH/manifest
+rounds=${ENOSPC_ROUNDS:-48}	# the workload needs about 45 blocks
+
+note "blocks: 1 KiB blocks, 2 MiB, no reserved blocks; $rounds rounds"
+"$MKFS_STALEFS" -q -F -b 1024 -m 0 "$dev" 2M
+for ((free = 0; free < rounds; free++)); do
+	mount -t stalefs "$dev" $mnt
+	rc=0
+	"$work" $mnt $free "$manifest" || rc=$?
+	umount $mnt
+	((rc == 0)) || fail "round with $free blocks free: enospc-workload exited $rc"
+	fsck_clean "$dev" >/dev/null
+done
+mount -t stalefs "$dev" $mnt
+assert_ok "$work" $mnt verify "$manifest"
+umount $mnt
+fsck_clean "$dev"
+
+note "inodes: a filesystem of 64 inodes"
+"$MKFS_STALEFS" -q -F -b 1024 -N 64 "$dev" 8M
+mount -t stalefs "$dev" $mnt
+assert_ok "$work" $mnt inodes
+umount $mnt
+fsck_clean "$dev"
+note "robust-enospc passed"
