@@ -97,7 +97,7 @@ static void desc_dirty(struct super_block *sb, u32 group, struct stalefs_group_d
 		       struct buffer_head *bh)
 {
 	stalefs_desc_set_csum(STALEFS_SB(sb)->csum_seed, group, d);
-	mark_buffer_dirty(bh);
+	stalefs_dirty_held(bh);
 }
 
 /* A bitmap: one or more blocks, checksummed as one. */
@@ -324,6 +324,9 @@ int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *
 	mutex_lock(&sbi->alloc_lock);
 	if (sbi->free_blocks <= le64_to_cpu(sbi->raw->s_r_blocks_count) &&
 	    !capable(CAP_SYS_RESOURCE))
+		goto out;
+	/* Only unwritten conversion may take the reserve (see resv_blocks). */
+	if (sbi->free_blocks <= sbi->resv_blocks && !STALEFS_I(inode)->i_converting)
 		goto out;
 	for (i = 0; i < g->groups_count; i++) {
 		u32 grp = (g0 + i) % g->groups_count;

@@ -142,8 +142,10 @@ int stalefs_convert_unwritten(struct inode *inode, loff_t pos, loff_t len)
 	last = min_t(u64, last, STALEFS_MAX_FILE_BLOCKS);
 	down_write(&ei->i_map_sem);
 	nofs = memalloc_nofs_save();
+	ei->i_converting = true;
 	err = stalefs_ext_convert(inode, (u32)first, (u32)(last - first),
 				  STALEFS_EXT_UNWRITTEN, 0);
+	ei->i_converting = false;
 	up_write(&ei->i_map_sem);
 	if (!err)
 		err = stalefs_update_inode(inode);

@@ -58,7 +58,7 @@ static void record_gid(struct super_block *sb, u32 gid)
 	stalefs_super_set_csum(raw);
 	spin_unlock(&sbi->err_lock);
 	unlock_buffer(sbi->sbh);
-	mark_buffer_dirty(sbi->sbh);
+	stalefs_dirty_held(sbi->sbh);
 	/* On disk before the first stale extent can be: fsck's S3 depends on it. */
 	sync_dirty_buffer(sbi->sbh);
 }

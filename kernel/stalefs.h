@@ -39,6 +39,13 @@ struct stalefs_sb_info {
 	 */
 	struct mutex alloc_lock;
 	u64 free_blocks;
+	/*
+	 * The last blocks, kept for unwritten conversion: it runs after the
+	 * data I/O and may need extent tree blocks, and failing it then would
+	 * lose data a write already reported written (ext4 keeps a reserve for
+	 * the same reason).
+	 */
+	u64 resv_blocks;
 	u32 free_inodes;
 	u32 last_group;				/* rotor for directory placement */
 	spinlock_t err_lock;			/* superblock error fields */
@@ -80,6 +87,7 @@ struct stalefs_inode_info {
 	struct timespec64 i_crtime;
 	u64 i_dtime;
 	u32 i_dir_group;		/* allocation goal group */
+	bool i_converting;		/* in unwritten conversion: may use the reserve (i_map_sem) */
 	/* Writeback ioends waiting for unwritten conversion. */
 	spinlock_t i_ioend_lock;
 	struct list_head i_ioend_list;
@@ -90,6 +98,22 @@ struct stalefs_inode_info {
 static inline struct stalefs_inode_info *STALEFS_I(struct inode *inode)
 {
 	return container_of(inode, struct stalefs_inode_info, vfs_inode);
+}
+
+/*
+ * Dirty a buffer the filesystem holds for its whole mount (superblock,
+ * group descriptors).  A failed write-back left it not uptodate with a
+ * write error, but what it holds in memory is still the newest; say so
+ * before dirtying it again (mark_buffer_dirty warns on a buffer that is
+ * not uptodate), so the write is retried, as ext4_commit_super does.
+ */
+static inline void stalefs_dirty_held(struct buffer_head *bh)
+{
+	if (buffer_write_io_error(bh) || !buffer_uptodate(bh)) {
+		clear_buffer_write_io_error(bh);
+		set_buffer_uptodate(bh);
+	}
+	mark_buffer_dirty(bh);
 }
 
 /* Buffer verified once after read: BH_PrivateStart is ours on metadata bhs. */

@@ -65,7 +65,7 @@ void __stalefs_error(struct super_block *sb, const char *func, u32 ino, u64 bloc
 	stalefs_super_set_csum(raw);
 	spin_unlock(&sbi->err_lock);
 	unlock_buffer(sbi->sbh);
-	mark_buffer_dirty(sbi->sbh);
+	stalefs_dirty_held(sbi->sbh);
 
 	switch (sbi->errors) {
 	case STALEFS_ERRORS_PANIC:
@@ -95,7 +95,7 @@ void stalefs_commit_super(struct super_block *sb, bool wait)
 	stalefs_super_set_csum(raw);
 	spin_unlock(&sbi->err_lock);
 	unlock_buffer(sbi->sbh);
-	mark_buffer_dirty(sbi->sbh);
+	stalefs_dirty_held(sbi->sbh);
 	if (wait)
 		sync_dirty_buffer(sbi->sbh);
 }
@@ -126,6 +126,7 @@ static struct inode *stalefs_alloc_inode(struct super_block *sb)
 	ei->i_dflags = 0;
 	ei->i_dtime = 0;
 	ei->i_dir_group = 0;
+	ei->i_converting = false;
 	memset(ei->i_data, 0, sizeof(ei->i_data));
 	return &ei->vfs_inode;
 }
@@ -183,6 +184,7 @@ static int stalefs_statfs(struct dentry *dentry, struct kstatfs *buf)
 	buf->f_bsize = sb->s_blocksize;
 	buf->f_blocks = sbi->geom.blocks_count;
 	buf->f_bfree = sbi->free_blocks;
+	r += sbi->resv_blocks;
 	buf->f_bavail = sbi->free_blocks > r ? sbi->free_blocks - r : 0;
 	buf->f_files = sbi->geom.inodes_count;
 	buf->f_ffree = sbi->free_inodes;
@@ -385,6 +387,8 @@ static int stalefs_fill_super(struct super_block *sb, struct fs_context *fc)
 		goto fail;
 	/* The descriptors are authoritative; the superblock holds summaries. */
 	sbi->free_blocks = stalefs_count_free_blocks(sb);
+	/* 2% of the filesystem, at most 4096 blocks: ext4's reserve for conversion. */
+	sbi->resv_blocks = min_t(u64, div_u64(sbi->geom.blocks_count, 50), 4096);
 	sbi->free_inodes = stalefs_count_free_inodes(sb);
 
 	err = -ENOMEM;

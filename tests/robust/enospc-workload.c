@@ -114,7 +114,7 @@ static long free_blocks(void)
 		perror("enospc: statvfs");
 		exit(2);
 	}
-	return (long)v.f_bfree;
+	return (long)v.f_bavail;	/* what an ordinary allocation may take */
 }
 
 /* Fallocate a filler until at most FREE blocks are left. */
