@@ -24,11 +24,21 @@ note "blocks: 1 KiB blocks, 2 MiB, no reserved blocks; $rounds rounds"
 for ((free = 0; free < rounds; free++)); do
 	mount -t stalefs "$dev" $mnt
 	rc=0
-	"$work" $mnt $free "$manifest" || rc=$?
+	"$work" $mnt $free "$manifest" >"$VM_SCRATCH/round" || rc=$?
+	out=$(<"$VM_SCRATCH/round")
+	echo "$out"
 	umount $mnt
 	((rc == 0)) || fail "round with $free blocks free: enospc-workload exited $rc"
 	fsck_clean "$dev" >/dev/null
+	# The sweep must span the whole workload: from the wall at its first
+	# step to no wall at all.
+	if ((free == 0)); then
+		[[ $out == *"round done: 0 calls"* ]] && fail "no ENOSPC with no blocks free"
+	fi
 done
+[[ $out == *"round done: 0 calls"* ]] ||
+	fail "ENOSPC still with $((rounds - 1)) blocks free: the sweep does not reach the workload's end"
+
 mount -t stalefs "$dev" $mnt
 assert_ok "$work" $mnt verify "$manifest"
 umount $mnt
