@@ -48,3 +48,9 @@ PROGRAMS += $(ENOSPC_WORKLOAD)
 $(ENOSPC_WORKLOAD): tests/robust/enospc-workload.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g $(SANFLAGS) $< -o $@ $(SANFLAGS)
+
+# The long run of robust-enospc: 2 and 4 KiB blocks.
+.PHONY: robust-enospc-soak
+robust-enospc-soak: kernel programs
+	tests/vm/run-vm --timeout 3600 tests/vm/soak/robust-enospc-soak.sh
+SOAK_TARGETS += robust-enospc-soak

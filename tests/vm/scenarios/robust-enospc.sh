@@ -6,7 +6,8 @@
 # (enospc-workload).  Every call succeeds or fails with ENOSPC, a failed
 # create leaves no name, what was reported written reads back after an
 # unmount, and fsck -fn is clean after every round.  Then the inodes run
-# out: the same rules.
+# out: the same rules.  ENOSPC_BLOCK_SIZE (default 1024) and ENOSPC_ROUNDS
+# change the size; the soak (tests/vm/soak/robust-enospc-soak.sh) runs 2 and 4 KiB.
 # needs: stalefs
 # disk: scratch:64M
 # timeout: 900
@@ -17,10 +18,11 @@ dev=$VM_DISK_SCRATCH
 mnt=/mnt/e
 mkdir -p $mnt
 manifest=$VM_SCRATCH/manifest
-rounds=${ENOSPC_ROUNDS:-48}	# the workload needs about 45 blocks
+rounds=${ENOSPC_ROUNDS:-48}	# the workload needs about 40 blocks of 1 KiB
+bs=${ENOSPC_BLOCK_SIZE:-1024}	# the soak runs the other sizes
 
-note "blocks: 1 KiB blocks, 2 MiB, no reserved blocks; $rounds rounds"
-"$MKFS_STALEFS" -q -F -b 1024 -m 0 "$dev" 2M
+note "blocks: $bs-byte blocks, 2 MiB, no reserved blocks; $rounds rounds"
+"$MKFS_STALEFS" -q -F -b "$bs" -m 0 "$dev" 2M
 for ((free = 0; free < rounds; free++)); do
 	mount -t stalefs "$dev" $mnt
 	rc=0
@@ -45,7 +47,7 @@ umount $mnt
 fsck_clean "$dev"
 
 note "inodes: a filesystem of 64 inodes"
-"$MKFS_STALEFS" -q -F -b 1024 -N 64 "$dev" 8M
+"$MKFS_STALEFS" -q -F -b "$bs" -N 64 "$dev" 8M
 mount -t stalefs "$dev" $mnt
 assert_ok "$work" $mnt inodes
 umount $mnt
