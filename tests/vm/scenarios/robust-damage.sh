@@ -104,17 +104,19 @@ check_kernel_log() {
 }
 
 dmesg -C
-mounted=0 refused=0 walked_errors=0 fsck_fixed=0
+mounted=0 refused=0 walked_errors=0 fsck_fixed=0 no_super=0
 for ((seed = first; seed < first + count; seed++)); do
 	bs=$((seed % 2 ? 1024 : 4096))
 	t0=$EPOCHREALTIME
 	echo "$seed $img" >&"${gen_in[$bs]}"
-	cut=0
+	cut=0 supers=
 	while read -r line <&"${gen_out[$bs]}"; do
 		[[ $line == done ]] && break
 		[[ $line == *" truncate: "* ]] && cut=1
+		[[ $line == *" superblocks intact: "* ]] && supers=${line##* }
 		echo "$line"
 	done
+	[[ $supers =~ ^[0-9]+$ ]] || fail "seed $seed: the generator did not count the superblocks"
 	[[ $line == done ]] || fail "seed $seed: the damage generator stopped"
 
 	# errors=continue lets the walk go on past the first error; some
@@ -145,6 +147,13 @@ for ((seed = first; seed < first + count; seed++)); do
 	((cut)) && truncate -s "${size[$bs]}" "$img"
 	rc=0
 	guarded "$seed" "fsck -fy" "$FSCK_STALEFS" -fy "$img" || rc=$?
+	if ((rc == 8 && supers == 0)); then
+		# No superblock copy left intact: refusing is all fsck can do.
+		echo "seed $seed: no intact superblock left; fsck refuses: $(<"$out")"
+		no_super=$((no_super + 1))
+		check_kernel_log "$seed"
+		continue
+	fi
 	((rc & ~3)) && { echo "$(<"$out")"; keep_failure "$seed" "fsck -fy exited $rc"; }
 	((rc)) && fsck_fixed=$((fsck_fixed + 1))
 	rc=0
@@ -154,5 +163,7 @@ for ((seed = first; seed < first + count; seed++)); do
 	echo "seed $seed: ok (damage $(secs "$t0" "$t1")s, kernel $(secs "$t1" "$t2")s, fsck $(secs "$t2" "$t3")s)"
 done
 note "robust-damage: $count images (seeds $first..$((first + count - 1))): $mounted mounted" \
-	"($walked_errors with failed calls), $refused refused; fsck repaired $fsck_fixed; no splat, no hang"
-echo "images=$count mounted=$mounted refused=$refused fsck_repaired=$fsck_fixed" >"$VM_RESULTS/summary"
+	"($walked_errors with failed calls), $refused refused; fsck repaired $fsck_fixed," \
+	"refused $no_super (no superblock left); no splat, no hang"
+echo "images=$count mounted=$mounted refused=$refused fsck_repaired=$fsck_fixed" \
+	"no_superblock=$no_super" >"$VM_RESULTS/summary"
