@@ -8,14 +8,16 @@
 # The kernel log is scanned after every image.  A failure names its seed and
 # leaves the image in the results: tests/robust/damage-image BASE SEED OUT
 # remakes it from the base (tests/robust/make-base-image).
-# DAMAGE_COUNT images (default 50) from seed DAMAGE_SEED (default 1); the
-# soak (tests/vm/soak/robust-damage-soak.sh) runs thousands.
+# DAMAGE_COUNT images (default 50) from seed DAMAGE_SEED (default 1), or
+# fewer if DAMAGE_SECONDS runs out first; the soak
+# (tests/vm/soak/robust-damage-soak.sh) runs thousands.
 # needs: stalefs
 # timeout: 900
 . "$STALEFS_ROOT/tests/vm/lib.sh"
 count=${DAMAGE_COUNT:-50}
 first=${DAMAGE_SEED:-1}
 limit=${DAMAGE_LIMIT:-120}	# seconds a mount, walk, umount or fsck may take
+budget=${DAMAGE_SECONDS:-0}	# stop starting images after this many seconds (0: never)
 robust=$STALEFS_ROOT/tests/robust
 walk=$STALEFS_BUILD/walk-fs
 [[ -x $walk ]] || fail "$walk is missing (run make first)"
@@ -106,6 +108,11 @@ check_kernel_log() {
 dmesg -C
 mounted=0 refused=0 walked_errors=0 fsck_fixed=0 no_super=0
 for ((seed = first; seed < first + count; seed++)); do
+	if ((budget && SECONDS >= budget)); then
+		note "time budget of ${budget}s spent: stopping after $((seed - first)) images"
+		count=$((seed - first))
+		break
+	fi
 	bs=$((seed % 2 ? 1024 : 4096))
 	t0=$EPOCHREALTIME
 	echo "$seed $img" >&"${gen_in[$bs]}"
