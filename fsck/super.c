@@ -435,8 +435,17 @@ void check_super_and_groups(struct fsck_ctx *ctx)
 		if (!ctx->used_backup && stalefs_verify_desc_csum(fs->seed, g, d)) {
 			p.num = le32_to_cpu(d->bg_checksum);
 			p.num2 = stalefs_desc_csum(fs->seed, g, d);
-			if (fix_problem(ctx, PR_0_GDESC_CSUM, &p))
+			if (fix_problem(ctx, PR_0_GDESC_CSUM, &p)) {
+				/*
+				 * Nothing in it can be trusted, its marks of what was never
+				 * used least: scan the whole group, as e2fsck does; pass 5
+				 * rewrites bitmaps and counts.
+				 */
+				d->bg_flags = cpu_to_le16(le16_to_cpu(d->bg_flags) & ~STALEFS_BG_FLAGS_ALL);
+				d->bg_itable_unused = 0;
+				flags = le16_to_cpu(d->bg_flags);
 				stalefs_mark_desc_dirty(fs, g);
+			}
 		}
 		/* A relocation can make another pointer overlap it: look again (the defaults never overlap). */
 		for (int round = 0; round < 3 && check_desc_locations(ctx, g, round == 2); round++)
