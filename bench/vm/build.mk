@@ -1,0 +1,12 @@
+# VM benchmark: stalefs, ext4 and XFS in one boot of the test VM (fio for
+# the data path, dirbench for metadata), bench/vm/run.sh; `make bench-vm`.
+# dirbench: create/stat/ls/unlink of many files, run in the guest.
+DIRBENCH := $(BUILD)/dirbench
+PROGRAMS += $(DIRBENCH)
+$(DIRBENCH): $(BUILD)/bench/vm/dirbench.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
+.PHONY: bench-vm
+BENCH_TARGETS += bench-vm
+bench-vm: kernel programs
+	bench/vm/run.sh
