@@ -220,7 +220,16 @@ int stalefs_ext_load(struct inode *inode)
 	err = walk_node(&w, eh, 0, STALEFS_MAX_FILE_BLOCKS, 0);
 	if (err)
 		stalefs_ext_release(inode);
-	ei->i_dirty_from = U32_MAX;	/* memory and disk agree */
+	/*
+	 * Memory and disk agree, but i_nodes is in walk (pre-)order, while
+	 * stalefs_ext_save() reuses i_nodes[0..leaves) as the leaves and the
+	 * rest as index levels above them.  With one level of leaves under the
+	 * root the two orders are the same; deeper, an index node comes first,
+	 * so a save that kept the leaves below its first edit would point the
+	 * index at the wrong blocks.  The first save of a deeper tree therefore
+	 * rebuilds every node (once: afterwards the order is the save's own).
+	 */
+	ei->i_dirty_from = le16_to_cpu(eh->eh_depth) >= 2 ? 0 : U32_MAX;
 	return err;
 }
 
