@@ -320,12 +320,14 @@ static bool check_desc_locations(struct fsck_ctx *ctx, u32 group, bool force)
 
 /*
  * The last slot at or past 'mark' holding an inode in use, judged from the
- * table itself (a mode, links, no deletion time and a checksum that is its
- * own), or -1.  After a power cut the descriptor (its mark, its INODE_UNINIT
- * flag) and the inode bitmap can be older than an inode an fsync wrote and
- * a directory already names: the kernel writes neither with the fsync.
- * New inodes are taken lowest slot first, so the table is followed block
- * by block only while a block still holds one: a few blocks at most.
+ * table itself, or -1: a mode, links, no deletion time, a checksum that is
+ * its own, and made since this filesystem was (a table mkfs left unzeroed
+ * may hold inodes of an older one with the same UUID).  After a power cut
+ * the descriptor (its mark, its INODE_UNINIT flag) and the inode bitmap can
+ * be older than an inode an fsync wrote and a directory already names: the
+ * kernel writes neither with the fsync.  New inodes are taken lowest slot
+ * first, so the table is followed block by block only while a block still
+ * holds one: a few blocks at most.
  */
 static long live_inode_past_mark(struct fsck_ctx *ctx, u32 group, u32 mark)
 {
@@ -349,7 +351,8 @@ static long live_inode_past_mark(struct fsck_ctx *ctx, u32 group, u32 mark)
 
 			memcpy(&inode, buf + (size_t)s * STALEFS_INODE_SIZE, sizeof(inode));
 			if (!le16_to_cpu(inode.i_mode) || !le16_to_cpu(inode.i_links_count) ||
-			    le64_to_cpu(inode.i_dtime) || stalefs_verify_inode_csum(fs->seed, ino, &inode))
+			    le64_to_cpu(inode.i_dtime) || stalefs_verify_inode_csum(fs->seed, ino, &inode) ||
+			    le64_to_cpu(inode.i_crtime) < le64_to_cpu(fs->sb.s_mkfs_time))
 				continue;
 			last = (long)(b * ipb + s);
 			found = true;
