@@ -35,7 +35,15 @@ sz=$(blockdev --getsz "$data")
 bytes=$(blockdev --getsize64 "$data")
 repairs=$VM_RESULTS/fsck-repairs.txt
 : >"$repairs"
-total_points=0 repaired_points=0
+total_points=0 repaired_points=0 failed_points=0
+
+# cut_failed ROUND CUT WHY: keep the replayed image, go on with the next
+# cut (so one run gives every failure), fail at the end.
+cut_failed() {
+	failed_points=$((failed_points + 1))
+	cp "$W/state.img" "$VM_RESULTS/cut-$1-$2.img"
+	echo "FAILED: round $1 cut $2: $3" | tee -a "$VM_RESULTS/failures.txt"
+}
 
 # ---- the workload, with a mark after each promise and before each change ----
 ev=0
@@ -175,39 +183,55 @@ round() {	# $1: round number
 		"$W/entries" "$W/cuts" >"$W/cutplan"
 
 	local prev=0 E upto rc fyrc
-	while read -r E upto; do
+	while read -r E upto <&3; do
 		"$REPLAY" replay "$log" "$W/state.img" $prev "$E"
 		prev=$E
+		total_points=$((total_points + 1))
 		cp "$W/state.img" "$W/check.img"
 		if ((E == n)); then
 			# After a clean unmount nothing may need repair.
 			rc=0
 			"$FSCK_STALEFS" -fn "$W/check.img" >"$W/fsck.out" 2>&1 || rc=$?
-			((rc == 0)) || { cat "$W/fsck.out"; fail "round $r: the image after a clean umount is not clean (fsck -fn exit $rc)"; }
+			if ((rc != 0)); then
+				cat "$W/fsck.out"
+				cut_failed "$r" "$E" "the image after a clean umount is not clean (fsck -fn exit $rc)"
+				continue
+			fi
 		fi
 		rc=0
 		"$FSCK_STALEFS" -fy "$W/check.img" >"$W/fsck.out" 2>&1 || rc=$?
-		((rc < 4)) || { cat "$W/fsck.out"; fail "round $r cut $E: fsck -fy could not repair (exit $rc)"; }
+		if ((rc >= 4)); then
+			cat "$W/fsck.out"
+			cut_failed "$r" "$E" "fsck -fy could not repair (exit $rc)"
+			continue
+		fi
 		fyrc=$rc
 		if ((rc != 0)); then
 			repaired_points=$((repaired_points + 1))
 			{ echo "== round $r cut $E/$n (events <= $upto), fsck -fy exit $rc"; cat "$W/fsck.out"; } >>"$repairs"
 		fi
+		# A second run must be clean (after a clean first run it is the same check).
 		rc=0
-		"$FSCK_STALEFS" -fn "$W/check.img" >"$W/fsck2.out" 2>&1 || rc=$?
-		((rc == 0)) || { cat "$W/fsck.out" "$W/fsck2.out"; fail "round $r cut $E: second fsck not clean (exit $rc)"; }
-		mount -t stalefs -o ro,loop "$W/check.img" $chk
+		((fyrc == 0)) || "$FSCK_STALEFS" -fn "$W/check.img" >"$W/fsck2.out" 2>&1 || rc=$?
+		if ((rc != 0)); then
+			cat "$W/fsck.out" "$W/fsck2.out"
+			cut_failed "$r" "$E" "second fsck not clean (exit $rc)"
+			continue
+		fi
+		if ! mount -t stalefs -o ro,loop "$W/check.img" $chk; then
+			cut_failed "$r" "$E" "the repaired image does not mount"
+			continue
+		fi
 		rc=0
 		"$CHECK" verify $chk "$W/events" "$upto" >"$W/verify.out" 2>&1 || rc=$?
 		umount $chk
 		if ((rc != 0)); then
 			cat "$W/fsck.out" "$W/verify.out"
-			cp "$W/state.img" "$VM_RESULTS/cut-$r-$E.img"
-			fail "round $r cut $E (events <= $upto): $(tail -1 "$W/verify.out")"
+			cut_failed "$r" "$E" "(events <= $upto): $(tail -1 "$W/verify.out")"
+			continue
 		fi
 		echo "cut $E/$n events<=$upto fsck -fy exit $fyrc; $(tail -1 "$W/verify.out")"
-		total_points=$((total_points + 1))
-	done <"$W/cutplan"
+	done 3<"$W/cutplan"
 }
 
 for ((round_no = 1; round_no <= ROUNDS; round_no++)); do
@@ -216,7 +240,8 @@ done
 # What fsck had to repair, by kind (numbers blanked), for the report.
 grep -B1 -E '\? yes$' "$repairs" | grep -v -E '\? yes$|^--$' | sed -E 's/[0-9]+/N/g' |
 	sort | uniq -c | sort -rn >"$VM_RESULTS/repair-kinds.txt" || true
-note "$total_points cut points replayed over $ROUNDS round(s), $repaired_points needed fsck repairs"
+note "$total_points cut points replayed over $ROUNDS round(s), $repaired_points needed fsck repairs, $failed_points failed"
 cat "$VM_RESULTS/repair-kinds.txt"
+((failed_points == 0)) || fail "$failed_points of $total_points cut points failed: $(cat "$VM_RESULTS/failures.txt")"
 ((total_points >= MIN_POINTS)) || fail "only $total_points cut points (want $MIN_POINTS)"
 echo "robust-powercut passed: $total_points cut points"
