@@ -401,7 +401,10 @@ static void check_itable_unused(struct fsck_ctx *ctx, u32 group)
 		any = true;
 		last = STALEFS_FIRST_INO - 2;
 	}
-	live = live_inode_past_mark(ctx, group, uninit ? 0 : ipg - unused);
+	/* Group 0's reserved slots are mostly empty: the walk would stop in them. */
+	live = live_inode_past_mark(ctx, group, uninit ? 0 :
+				    group == 0 && ipg - unused < STALEFS_FIRST_INO - 1 ? STALEFS_FIRST_INO - 1 :
+				    ipg - unused);
 	if (live >= 0 && (!any || (u32)live > last)) {
 		any = true;
 		last = (u32)live;
