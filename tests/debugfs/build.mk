@@ -75,10 +75,10 @@ fuzz-debugfs-rw: $(FUZZ_DEBUGFS_RW) $(FUZZ_CORPUS)/.seeded
 CHECK_TARGETS += check-fuzz-debugfs
 check-fuzz-debugfs:
 	$(MAKE) --no-print-directory SAN=0 build/mkfs.stalefs build/debugfs.stalefs
-	$(MAKE) --no-print-directory $(FUZZ_DEBUGFS) $(FUZZ_DEBUGFS_RW) $(FUZZ_CORPUS)/.seeded
+	$(MAKE) --no-print-directory $(FUZZ_DEBUGFS) $(FUZZ_DEBUGFS_RW) $(FUZZ_CORPUS)/.seeded build/fuzz-corpus/debugfs/.done
 	rm -rf $(FUZZ_DIR)/check-corpus-debugfs && mkdir -p $(FUZZ_DIR)/check-corpus-debugfs
 	$(FUZZ_DEBUGFS) -max_total_time=60 -max_len=262144 -timeout=20 -close_fd_mask=3 \
-		$(FUZZ_DIR)/check-corpus-debugfs $(FUZZ_CORPUS)
+		$(FUZZ_DIR)/check-corpus-debugfs $(FUZZ_CORPUS) build/fuzz-corpus/debugfs
 	rm -rf $(FUZZ_DIR)/check-corpus-debugfs && mkdir -p $(FUZZ_DIR)/check-corpus-debugfs
 	$(FUZZ_DEBUGFS_RW) -max_total_time=30 -max_len=262144 -timeout=20 -close_fd_mask=3 \
 		$(FUZZ_DIR)/check-corpus-debugfs $(FUZZ_CORPUS)

@@ -38,7 +38,7 @@ fuzz-fsck: $(FSCK_FUZZ) $(FSCK_FUZZ_OUT)/fsck-seeds/.done
 		-print_final_stats=1 fsck-corpus fsck-seeds
 
 CHECK_TARGETS += check-fuzz-fsck
-check-fuzz-fsck: $(FSCK_FUZZ) $(FSCK_FUZZ_OUT)/fsck-seeds/.done
+check-fuzz-fsck: $(FSCK_FUZZ) $(FSCK_FUZZ_OUT)/fsck-seeds/.done build/fuzz-corpus/fsck/.done
 	@mkdir -p $(FSCK_FUZZ_OUT)/fsck-check
 	cd $(FSCK_FUZZ_OUT) && ./fuzz-fsck -runs=$(FSCK_FUZZ_CHECK_RUNS) -timeout=10 -max_len=1048576 -seed=1 \
-		-print_final_stats=1 fsck-check fsck-seeds
+		-print_final_stats=1 fsck-check fsck-seeds ../fuzz-corpus/fsck
