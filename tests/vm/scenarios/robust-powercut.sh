@@ -4,9 +4,10 @@
 # random points between), and at each: fsck -fy repairs, a second fsck is
 # clean, every file whose fsync returned before the cut holds exactly what
 # it held then, and no file reads the device's fill pattern unless it was
-# allocated with NO_HIDE_STALE.
-# Knobs (the soak sets them): PC_ROUNDS workloads, each cut at up to
-# PC_FLUSH_MAX flush/FUA points and PC_RANDOM random points; PC_SEED.
+# allocated with NO_HIDE_STALE.  tests/robust/README.md says how.
+# Knobs (the soak sets them): PC_ROUNDS workloads, each cut after every
+# mark, at up to PC_FLUSH_MAX flush/FUA points and PC_RANDOM random
+# points; PC_SEED; PC_MIN_POINTS.
 # needs: stalefs
 # needs: dm-log-writes
 # disk: pcdata:32M
@@ -14,8 +15,8 @@
 # timeout: 900
 . "$STALEFS_ROOT/tests/vm/lib.sh"
 ROUNDS=${PC_ROUNDS:-1}
-FLUSH_MAX=${PC_FLUSH_MAX:-16}
-RANDOM_POINTS=${PC_RANDOM:-8}
+FLUSH_MAX=${PC_FLUSH_MAX:-8}
+RANDOM_POINTS=${PC_RANDOM:-4}
 SEED=${PC_SEED:-1}
 MIN_POINTS=${PC_MIN_POINTS:-1}
 REPLAY=$STALEFS_BUILD/replay-log
@@ -165,10 +166,13 @@ round() {	# $1: round number
 	awk -v s="$start" '$1 >= s && $2 ~ /[FU]/' "$W/entries" >"$W/flushes"
 	note "log: $n entries, $(wc -l <"$W/flushes") flush/FUA after mkfs, $(grep -c ' W' "$W/entries") writes, $end_mark marks"
 
-	# Cut points: entries [0, E) reach the disk.  Every flush/FUA (evenly
-	# thinned to FLUSH_MAX), seeded random points, and the whole log.
+	# Cut points: entries [0, E) reach the disk.  Right after every mark
+	# (the moment an fsync or syncfs returned: anything it left in a
+	# volatile cache is lost there), every flush/FUA (evenly thinned to
+	# FLUSH_MAX), seeded random points, and the whole log.
 	RANDOM=$((SEED * 1000 + r))
 	{
+		awk -v s="$start" '$1 >= s && $2 == "M" { print $1 + 1 }' "$W/entries"
 		awk -v max="$FLUSH_MAX" '{ f[NR] = $1 + 1 } END {
 			step = NR > max ? NR / max : 1
 			for (i = 1; i <= NR; i += step) print f[int(i)] }' "$W/flushes"
