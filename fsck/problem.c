@@ -55,6 +55,9 @@ static const struct problem table[] = {
 	/* ---- pass 0 ---- */
 	{ PR_0_SB_CORRUPT, "The primary superblock is unusable (%s).\n"
 	  "Using the backup superblock at block %b.", P_NONE, PR_MSG_ONLY | PR_PREEN_OK, 0 },
+	{ PR_0_DESC_BACKUP, "The group descriptors look bad (%N of %M groups place their bitmaps or inode "
+	  "table outside the group).\nUsing the backup superblock and descriptors at block %b.",
+	  P_NONE, PR_MSG_ONLY | PR_PREEN_OK, 0 },
 	{ PR_0_SB_CSUM, "Superblock checksum does not match.", P_FIX, PR_PREEN_OK, 0 },
 	{ PR_0_SB_FIRST_INO, "Superblock first ordinary inode is %N, should be 11.", P_FIX, 0, 0 },
 	{ PR_0_SB_STATE, "Superblock state has unknown bits set (0x%x).", P_FIX, PR_PREEN_OK, 0 },

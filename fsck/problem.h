@@ -70,6 +70,7 @@ enum problem_code {
 	PR_0_ITABLE_UNUSED = 0x000015,
 	PR_0_ITABLE_UNUSED_RANGE = 0x000016,
 	PR_0_BITMAP_READ = 0x000017,
+	PR_0_DESC_BACKUP = 0x000018,	/* primary descriptors wrecked: a backup's are used */
 
 	/* ---- pass 1: inodes and extent trees ---- */
 	PR_1_PASS_HEADER = 0x010000,

@@ -51,6 +51,55 @@ static errcode_t open_backup(struct fsck_ctx *ctx, stalefs_fs **ret, u64 *where)
 	return STALEFS_ERR_BAD_MAGIC;
 }
 
+/* Groups whose bitmaps or inode table lie outside the group (or on each other). */
+static u32 misplaced_groups(stalefs_fs *fs)
+{
+	u32 g, n = 0;
+
+	for (g = 0; g < fs->geom.groups_count; g++) {
+		int rule = stalefs_verify_desc(&fs->geom, g, &fs->groups[g].desc);
+
+		n += rule == STALEFS_R_BG_BLOCK_BITMAP || rule == STALEFS_R_BG_INODE_BITMAP ||
+		     rule == STALEFS_R_BG_INODE_TABLE;
+	}
+	return n;
+}
+
+/*
+ * A wrecked descriptor table (several groups, or all, pointing outside
+ * themselves: a zeroed or overwritten table block) cannot be mended field by
+ * field: nothing says where the bitmaps and tables were.  A backup's
+ * descriptors can, as e2fsck's "trying backup blocks" does; one misplaced
+ * pointer is left to the relocation below.
+ */
+static stalefs_fs *use_backup_descs(struct fsck_ctx *ctx, stalefs_fs *fs)
+{
+	u32 bad = misplaced_groups(fs);
+	struct problem_ctx p;
+	stalefs_fs *bfs;
+	u64 where;
+
+	if (bad < 2 && bad < fs->geom.groups_count)
+		return fs;
+	if (open_backup(ctx, &bfs, &where))
+		return fs;
+	if (bfs->geom.blocks_count != fs->geom.blocks_count || misplaced_groups(bfs)) {
+		stalefs_free(bfs);
+		return fs;
+	}
+	memset(&p, 0, sizeof(p));
+	p.num = bad;
+	p.num2 = fs->geom.groups_count;
+	p.blk = where;
+	fix_problem(ctx, PR_0_DESC_BACKUP, &p);
+	stalefs_free(fs);
+	ctx->fs = bfs;
+	ctx->used_backup = true;
+	if (!(ctx->options & OPT_READONLY))
+		ctx->changed = true;
+	return bfs;
+}
+
 static void size_mismatch_exit(struct fsck_ctx *ctx)
 {
 	struct stalefs_super_block sb;
@@ -139,6 +188,8 @@ int fsck_open(struct fsck_ctx *ctx)
 			ctx->changed = true;
 	}
 	ctx->fs = fs;
+	if (!ctx->used_backup && !ctx->sb_block)
+		fs = use_backup_descs(ctx, fs);
 	if (ctx->sb_block)
 		ctx->used_backup = true;	/* -b: the primary is rewritten from it */
 	if (ctx->used_backup) {
