@@ -187,12 +187,17 @@ DBG_CMD(do_find_free_inode)
 	(void)sci_idx; (void)info;
 	if (!dbg_args(argc, argv, 0, 2, "[dir [mode]]") || !dbg_need_bitmaps(argv[0]))
 		return;
-	/* The library's allocator is not a query; the first free inode answers. */
+	/* The inode the allocator would pick for a new file of this mode in dir (default: /, a file). */
 	if (argc > 1 && !dbg_name_to_ino(argv[0], argv[1], &dir))
 		return;
-	if (argc > 2 && !dbg_parse_u64(argv[0], argv[2], "mode", &mode))
+	if (argc > 2 && (!dbg_parse_u64(argv[0], argv[2], "mode", &mode) || mode > 0xFFFF)) {
+		if (mode > 0xFFFF)
+			dbg_msg(argv[0], "Bad mode - %s", argv[2]);
 		return;
-	err = stalefs_find_free_inode(dbg.fs, le32_to_cpu(dbg.fs->sb.s_first_ino), &ino);
+	}
+	if (!(mode & STALEFS_S_IFMT))
+		mode |= STALEFS_S_IFREG;
+	err = stalefs_peek_inode(dbg.fs, dir ? dir : STALEFS_ROOT_INO, (u16)mode, &ino);
 	if (err) {
 		dbg_err(argv[0], err, "finding a free inode");
 		return;

@@ -408,58 +408,82 @@ static u32 pick_inode_group(stalefs_fs *fs, u32 parent, bool is_dir)
 	return ~0u;
 }
 
-errcode_t stalefs_alloc_inode(stalefs_fs *fs, u32 parent, u16 mode, u32 *ino)
+/* The query half of stalefs_alloc_inode: the group and index it would take, changing nothing. */
+static errcode_t choose_inode(stalefs_fs *fs, u32 parent, bool is_dir, u32 *ret_group, u32 *ret_idx)
 {
 	const struct stalefs_geom *g = &fs->geom;
-	bool is_dir = (mode & STALEFS_S_IFMT) == STALEFS_S_IFDIR;
 	u32 group, ngroups = g->groups_count, k;
 
-	if (!stalefs_fs_rw(fs))
-		return STALEFS_ERR_RO_FILSYS;
 	if (!fs->bitmaps_loaded)
 		return STALEFS_ERR_NO_BITMAPS;
 	group = pick_inode_group(fs, parent, is_dir);
 	if (group == ~0u)
 		return STALEFS_ERR_NO_INODES;
 	for (k = 0; k < ngroups; k++, group = (group + 1) % ngroups) {
-		struct stalefs_group *grp;
-		struct stalefs_group_desc *d = &fs->groups[group].desc;
-		u32 ipg = g->inodes_per_group, mark, idx, first = 0, n;
-		errcode_t err;
+		u32 ipg = g->inodes_per_group, idx, first = 0;
 
-		if (le32_to_cpu(d->bg_free_inodes_count) == 0)
+		if (le32_to_cpu(fs->groups[group].desc.bg_free_inodes_count) == 0)
 			continue;
 		if (group == 0)
 			first = STALEFS_FIRST_INO - 1;	/* reserved inodes are never handed out */
-		grp = group_maps(fs, group);
-		idx = (u32)find_zero(grp->inode_bitmap, first, ipg);
-		if (idx >= ipg)
-			continue;
-		/* Past the initialised part of the table: zero the slots up to and including idx. */
-		mark = ipg - le32_to_cpu(d->bg_itable_unused);
-		if (idx >= mark) {
-			struct stalefs_inode zero;
-
-			memset(&zero, 0, sizeof(zero));
-			for (n = mark; n <= idx; n++) {
-				err = stalefs_write_inode_raw(fs, group * ipg + n + 1, &zero);
-				if (err)
-					return err;
-			}
-			d->bg_itable_unused = cpu_to_le32(ipg - idx - 1);
+		idx = (u32)find_zero(group_maps(fs, group)->inode_bitmap, first, ipg);
+		if (idx < ipg) {
+			*ret_group = group;
+			*ret_idx = idx;
+			return 0;
 		}
-		bit_set(grp->inode_bitmap, idx);
-		grp->ib_dirty = true;
-		d->bg_free_inodes_count = cpu_to_le32(le32_to_cpu(d->bg_free_inodes_count) - 1);
-		if (is_dir)
-			d->bg_used_dirs_count = cpu_to_le32(le32_to_cpu(d->bg_used_dirs_count) + 1);
-		fs->sb.s_free_inodes_count = cpu_to_le32(le32_to_cpu(fs->sb.s_free_inodes_count) - 1);
-		grp->desc_dirty = true;
-		fs->sb_dirty = true;
-		*ino = group * ipg + idx + 1;
-		return 0;
 	}
 	return STALEFS_ERR_NO_INODES;
+}
+
+errcode_t stalefs_peek_inode(stalefs_fs *fs, u32 parent, u16 mode, u32 *ino)
+{
+	u32 group, idx;
+	errcode_t err = choose_inode(fs, parent, (mode & STALEFS_S_IFMT) == STALEFS_S_IFDIR, &group, &idx);
+
+	if (!err)
+		*ino = group * fs->geom.inodes_per_group + idx + 1;
+	return err;
+}
+
+errcode_t stalefs_alloc_inode(stalefs_fs *fs, u32 parent, u16 mode, u32 *ino)
+{
+	u32 ipg = fs->geom.inodes_per_group, group, idx, mark, n;
+	bool is_dir = (mode & STALEFS_S_IFMT) == STALEFS_S_IFDIR;
+	struct stalefs_group_desc *d;
+	struct stalefs_group *grp;
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	err = choose_inode(fs, parent, is_dir, &group, &idx);
+	if (err)
+		return err;
+	grp = group_maps(fs, group);
+	d = &fs->groups[group].desc;
+	/* Past the initialised part of the table: zero the slots up to and including idx. */
+	mark = ipg - le32_to_cpu(d->bg_itable_unused);
+	if (idx >= mark) {
+		struct stalefs_inode zero;
+
+		memset(&zero, 0, sizeof(zero));
+		for (n = mark; n <= idx; n++) {
+			err = stalefs_write_inode_raw(fs, group * ipg + n + 1, &zero);
+			if (err)
+				return err;
+		}
+		d->bg_itable_unused = cpu_to_le32(ipg - idx - 1);
+	}
+	bit_set(grp->inode_bitmap, idx);
+	grp->ib_dirty = true;
+	d->bg_free_inodes_count = cpu_to_le32(le32_to_cpu(d->bg_free_inodes_count) - 1);
+	if (is_dir)
+		d->bg_used_dirs_count = cpu_to_le32(le32_to_cpu(d->bg_used_dirs_count) + 1);
+	fs->sb.s_free_inodes_count = cpu_to_le32(le32_to_cpu(fs->sb.s_free_inodes_count) - 1);
+	grp->desc_dirty = true;
+	fs->sb_dirty = true;
+	*ino = group * ipg + idx + 1;
+	return 0;
 }
 
 errcode_t stalefs_free_inode(stalefs_fs *fs, u32 ino, bool is_dir)

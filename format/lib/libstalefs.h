@@ -109,6 +109,8 @@ errcode_t stalefs_free_inode(stalefs_fs *fs, u32 ino, bool is_dir);
 /* Find the first free/used block or inode at or after start (ffb/ffi). */
 errcode_t stalefs_find_free_block(stalefs_fs *fs, u64 start, u64 *block);
 errcode_t stalefs_find_free_inode(stalefs_fs *fs, u32 start, u32 *ino);
+/* The inode stalefs_alloc_inode would give a new file of this mode in parent, taking nothing. */
+errcode_t stalefs_peek_inode(stalefs_fs *fs, u32 parent, u16 mode, u32 *ino);
 /* Recompute group and superblock summaries from the bitmaps. */
 void stalefs_recount(stalefs_fs *fs);
 
