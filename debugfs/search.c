@@ -102,20 +102,39 @@ out:
 
 struct ncheck_ctx {
 	u32 *inos;
+	int *order;	/* argument indices sorted by inode: one binary search per entry */
 	int n;
 	bool *found;
 	bool first;
 };
 
+static const u32 *ncheck_sort_inos;
+
+static int ncheck_order_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	u32 ix = ncheck_sort_inos[x], iy = ncheck_sort_inos[y];
+
+	return ix < iy ? -1 : ix > iy ? 1 : (x > y) - (x < y);
+}
+
 static int ncheck_cb(u32 ino, const char *path, const struct stalefs_dirent_info *de, void *priv)
 {
 	struct ncheck_ctx *c = priv;
-	int i;
+	int lo = 0, hi = c->n, k;
 
 	(void)de;
-	for (i = 0; i < c->n; i++) {
-		if (c->inos[i] != ino)
-			continue;
+	while (lo < hi) {	/* the first position whose inode is >= ino */
+		int mid = lo + (hi - lo) / 2;
+
+		if (c->inos[c->order[mid]] < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = lo; k < c->n && c->inos[c->order[k]] == ino; k++) {
+		int i = c->order[k];
+
 		c->found[i] = true;
 		if (dbg.json) {
 			printf("%s{\"inode\":%u,\"path\":", c->first ? "" : ",", ino);
@@ -139,8 +158,9 @@ DBG_CMD(do_ncheck)
 		return;
 	c.n = argc - 1;
 	c.inos = calloc((size_t)c.n, sizeof(*c.inos));
+	c.order = calloc((size_t)c.n, sizeof(*c.order));
 	c.found = calloc((size_t)c.n, sizeof(*c.found));
-	if (!c.inos || !c.found) {
+	if (!c.inos || !c.order || !c.found) {
 		dbg_err(argv[0], STALEFS_ERR_NO_MEMORY, "allocating the inode list");
 		goto out;
 	}
@@ -156,6 +176,10 @@ DBG_CMD(do_ncheck)
 		if (!dbg_name_to_ino(argv[0], s, &c.inos[i]))
 			goto out;
 	}
+	for (i = 0; i < c.n; i++)
+		c.order[i] = i;
+	ncheck_sort_inos = c.inos;
+	qsort(c.order, (size_t)c.n, sizeof(*c.order), ncheck_order_cmp);
 	if (dbg.json)
 		printf("{\"paths\":[");
 	else
@@ -183,5 +207,6 @@ DBG_CMD(do_ncheck)
 	}
 out:
 	free(c.inos);
+	free(c.order);
 	free(c.found);
 }
