@@ -64,6 +64,11 @@ load_stalefs() {
 	out=$(insmod "$VM_MODULE" 2>&1) || { echo "insmod $VM_MODULE_HOST failed: $out"; return 1; }
 }
 
+# Is path the repository or a directory above it?
+holds_repo() {
+	[[ $STALEFS_ROOT == "$1" || $STALEFS_ROOT == "$1"/* ]]
+}
+
 # Undo what a scenario left behind so the next one starts clean and rmmod
 # can work: its processes, mounts under /mnt and /tmp, loop and dm devices.
 cleanup_after() {
@@ -71,8 +76,9 @@ cleanup_after() {
 	kill -KILL -- "-$pgid" 2>/dev/null
 	# Mount points are field 2 of /proc/mounts (octal-escaped); unmount in
 	# reverse order of mounting, so nested mounts go first.
+	# The repository itself may be bound under /tmp (a checkout there): never it.
 	while read -r _ mp _; do
-		[[ $mp == /mnt/* || $mp == /tmp/* ]] && mps+=("$mp")
+		[[ $mp == /mnt/* || $mp == /tmp/* ]] && ! holds_repo "$mp" && mps+=("$mp")
 	done </proc/mounts
 	for ((i = ${#mps[@]} - 1; i >= 0; i--)); do
 		printf -v mp '%b' "${mps[i]}"
@@ -90,7 +96,7 @@ cleanup_after() {
 	# Empty /mnt and /tmp, keeping the scratch dir itself.
 	local f left=()
 	for f in /mnt/* /tmp/* "$scratch"/*; do
-		[[ $f == "$scratch" ]] || left+=("$f")
+		[[ $f == "$scratch" ]] || holds_repo "$f" || left+=("$f")
 	done
 	((${#left[@]} == 0)) || rm -rf "${left[@]}"
 }
@@ -124,6 +130,13 @@ run_one() {
 		reason=$msg
 		return
 	done
+
+	# Every scenario sources tests/vm/lib.sh; were the repository to vanish,
+	# one whose last command happened to succeed would pass without testing.
+	if [[ ! -r $STALEFS_ROOT/tests/vm/lib.sh ]]; then
+		reason="the repository is not visible in the guest ($STALEFS_ROOT/tests/vm/lib.sh)"
+		return
+	fi
 
 	t0=$(uptime_s)
 	echo "vm-runner: ${t0}s running $name" >/dev/console
