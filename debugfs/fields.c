@@ -192,7 +192,7 @@ static void put_le(u8 *p, u32 size, u64 v)
 		p[i] = (u8)(v >> (8 * i));
 }
 
-static u64 get_le(const u8 *p, u32 size)
+u64 field_get_le(const u8 *p, u32 size)
 {
 	u64 v = 0;
 	u32 i;
@@ -342,7 +342,7 @@ bool field_set(const struct field *f, u8 *buf, u32 offset, const char *value, ch
 	case F_FEATURE0:
 	case F_FEATURE1:
 	case F_FEATURE2:
-		if (!parse_features((int)(f->kind - F_FEATURE0), value, (u32)get_le(buf + offset, 4), &mask, err, errlen))
+		if (!parse_features((int)(f->kind - F_FEATURE0), value, (u32)field_get_le(buf + offset, 4), &mask, err, errlen))
 			return false;
 		put_le(buf + offset, 4, mask);
 		return true;

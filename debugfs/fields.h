@@ -35,6 +35,8 @@ const struct field *field_find(const struct field *table, const char *prefix, co
 /* Parse value and store it into buf at offset; returns false with a message in err. */
 bool field_set(const struct field *f, u8 *buf, u32 offset, const char *value, char *err, size_t errlen);
 void field_list(const struct field *table, const char *what);
+/* A little-endian unsigned field of size bytes (1..8) at p. */
+u64 field_get_le(const u8 *p, u32 size);
 
 extern const struct field inode_fields[], super_fields[], desc_fields[], extblock_fields[];
 

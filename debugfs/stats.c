@@ -41,16 +41,6 @@ static const char *desc_verdict(u32 g, int *rule_out)
 	return rule ? stalefs_rule_msg(rule) : "ok";
 }
 
-static u64 get_le(const u8 *p, u32 size)
-{
-	u64 v = 0;
-	u32 i;
-
-	for (i = 0; i < size; i++)
-		v |= (u64)p[i] << (8 * i);
-	return v;
-}
-
 /* Every scalar field of a structure, by the names sif/ssv/set_bg use. */
 static void json_fields(const struct field *table, const u8 *base)
 {
@@ -71,10 +61,10 @@ static void json_fields(const struct field *table, const u8 *base)
 			       p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11], p[12], p[13], p[14], p[15]);
 			break;
 		case F_TIME:
-			printf("%lld", (long long)(s64)get_le(p, f->size));
+			printf("%lld", (long long)(s64)field_get_le(p, f->size));
 			break;
 		default:
-			printf("%llu", (unsigned long long)get_le(p, f->size));
+			printf("%llu", (unsigned long long)field_get_le(p, f->size));
 		}
 		printf(",");
 	}
