@@ -16,6 +16,7 @@
 #include "libstalefs.h"
 
 #define DBG_PROG "debugfs.stalefs"
+#define DBG_RO_CACHE_BYTES (256u << 10)	/* metadata cache when opened read-only */
 
 struct dbg_state {
 	stalefs_fs *fs;

@@ -37,6 +37,11 @@ errcode_t dbg_open_fs(const char *name, int flags, u64 sb_block, u32 block_size)
 	if (err)
 		return err;
 	report_open_damage(fs);
+	/* Read-only, the cache only saves re-reads: a small one keeps the tool's
+	 * memory near e2fsprogs' (whose unix_io caches 8 blocks).  Read-write,
+	 * it is the write-back cache that turns many edits into one write. */
+	if (!(flags & STALEFS_OPEN_RW))
+		stalefs_io_set_cache_limit(fs->io, DBG_RO_CACHE_BYTES / fs->block_size);
 	dbg.fs = fs;
 	dbg.root = dbg.cwd = STALEFS_ROOT_INO;
 	free(dbg.desc_csum_pending);

@@ -10,10 +10,10 @@
 typedef int (*dbg_inode_fn)(u32 ino, const struct stalefs_inode *inode, int rule, bool in_use, void *priv);
 int dbg_inode_scan(dbg_inode_fn fn, void *priv);
 
-/* Called for every entry below top (but "." and ".."), depth first, with its full path.
+/* Called for every entry below top (but "." and ".."), depth first, with its full path and directory-entry file type.
  * Damaged directories are reported on stderr as cmd; returns how many problems
  * were met, or <0 when a callback failed. */
-typedef int (*dbg_tree_fn)(u32 ino, const char *path, const struct stalefs_dirent_info *de, void *priv);
+typedef int (*dbg_tree_fn)(u32 ino, u8 file_type, const char *path, void *priv);
 int dbg_tree_walk(const char *cmd, u32 top, const char *top_path, dbg_tree_fn fn, void *priv);
 
 /* The entries of one directory (unused slots too with empty), block by block:

@@ -118,12 +118,12 @@ static int ncheck_order_cmp(const void *a, const void *b)
 	return ix < iy ? -1 : ix > iy ? 1 : (x > y) - (x < y);
 }
 
-static int ncheck_cb(u32 ino, const char *path, const struct stalefs_dirent_info *de, void *priv)
+static int ncheck_cb(u32 ino, u8 file_type, const char *path, void *priv)
 {
 	struct ncheck_ctx *c = priv;
 	int lo = 0, hi = c->n, k;
 
-	(void)de;
+	(void)file_type;
 	while (lo < hi) {	/* the first position whose inode is >= ino */
 		int mid = lo + (hi - lo) / 2;
 
@@ -186,7 +186,7 @@ DBG_CMD(do_ncheck)
 		printf("Inode\tPathname\n");
 	for (i = 0; i < c.n; i++)
 		if (c.inos[i] == STALEFS_ROOT_INO) {
-			ncheck_cb(c.inos[i], "/", NULL, &c);
+			ncheck_cb(c.inos[i], STALEFS_FT_DIR, "/", &c);
 		}
 	if (dbg_tree_walk(argv[0], STALEFS_ROOT_INO, "/", ncheck_cb, &c))
 		dbg_fail();	/* damaged directories were named on stderr */

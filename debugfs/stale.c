@@ -58,12 +58,12 @@ static int stale_inode_cb(u32 ino, const struct stalefs_inode *inode, int rule, 
 	return 0;
 }
 
-static int stale_path_cb(u32 ino, const char *path, const struct stalefs_dirent_info *de, void *priv)
+static int stale_path_cb(u32 ino, u8 file_type, const char *path, void *priv)
 {
 	struct stale_ctx *c = priv;
 	size_t i;
 
-	(void)de;
+	(void)file_type;
 	for (i = 0; i < c->n; i++)
 		if (c->v[i].ino == ino && !c->v[i].path)
 			c->v[i].path = strdup(path);
