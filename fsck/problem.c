@@ -157,6 +157,8 @@ static const struct problem table[] = {
 	  P_NONE, PR_MSG_ONLY, 0 },
 	{ PR_1B_CLONE_FAILED, "Could not clone the multiply-claimed blocks of inode %i: %s.",
 	  P_NONE, PR_MSG_ONLY, 0 },
+	{ PR_1B_CLEAR_SHARED, "Inode %i keeps sharing blocks with other inodes: clearing it leaves "
+	  "them to the others.", P_CLEAR, 0, 0 },
 
 	/* ---- pass 2 ---- */
 	{ PR_2_PASS_HEADER, "Pass 2: Checking directory structure", P_NONE, PR_MSG_ONLY, 0 },

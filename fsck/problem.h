@@ -122,6 +122,7 @@ enum problem_code {
 	PR_1B_DUP_INODE = 0x110001,
 	PR_1B_CLONE_FAILED = 0x110002,
 	PR_1B_ALREADY_CLONED = 0x110003,
+	PR_1B_CLEAR_SHARED = 0x110004,
 
 	/* ---- pass 2: directories ---- */
 	PR_2_PASS_HEADER = 0x020000,

@@ -149,60 +149,90 @@ void pass1b(struct fsck_ctx *ctx)
 	}
 }
 
-/* Copy [pblk, pblk+len) to newly allocated blocks; the pieces go to out. */
-static errcode_t clone_run(struct fsck_ctx *ctx, u32 lblk, u64 pblk, u32 len, u16 flags,
-			   struct stalefs_extent_list *out)
+/* One piece of a file after cloning: kept where it is (dst 0) or copied to dst. */
+struct clone_piece {
+	u32 lblk, len;
+	u64 src, dst;
+	u16 flags;
+};
+
+struct clone_plan {
+	struct clone_piece *p;
+	u32 n, cap;
+};
+
+static void plan_add(struct fsck_ctx *ctx, struct clone_plan *cp, struct clone_piece piece)
 {
-	stalefs_fs *fs = ctx->fs;
-	u8 *buf = ctx->buf;
-
-	while (len > 0) {
-		u64 start;
-		u32 got, k;
-		errcode_t err = stalefs_alloc_blocks(fs, pblk, len, &start, &got);
-
-		if (err)
-			return err;
-		for (k = 0; k < got; k++) {
-			err = stalefs_io_read(fs->io, pblk + k, 1, buf);
-			if (!err)
-				err = stalefs_io_write(fs->io, start + k, 1, buf);
-			if (err)
-				return err;
-			dup_release(ctx, pblk + k);
-		}
-		stalefs_extent_list_append(out, lblk, got, start, flags);
-		lblk += got;
-		pblk += got;
-		len -= got;
+	if (cp->n == cp->cap) {
+		cp->cap = cp->cap ? cp->cap * 2 : 16;
+		cp->p = realloc(cp->p, cp->cap * sizeof(*cp->p));
+		if (!cp->p)
+			fsck_fatal(ctx, STALEFS_ERR_NO_MEMORY, "while planning a clone");
 	}
-	return 0;
+	cp->p[cp->n++] = piece;
 }
 
+/*
+ * Copy the blocks of l that another inode also claims to new blocks.  Every
+ * new block is allocated before anything is copied or any claim given up,
+ * so a full filesystem fails the clone with nothing changed (and the caller
+ * can clear the inode instead, as e2fsck does).
+ */
 static errcode_t clone_shared(struct fsck_ctx *ctx, struct stalefs_extent_list *l)
 {
+	stalefs_fs *fs = ctx->fs;
+	struct clone_plan cp = { 0 };
 	struct stalefs_extent_list out;
 	errcode_t err = 0;
-	u32 i;
+	u32 i, k;
 
-	memset(&out, 0, sizeof(out));
 	for (i = 0; i < l->count && !err; i++) {
 		const struct stalefs_extent_info *e = &l->ext[i];
-		u32 k = 0;
 
+		k = 0;
 		while (k < e->len && !err) {
 			bool shared = dup_claims(ctx, e->pblk + k) > 1;
 			u32 n = 1;
 
 			while (k + n < e->len && (dup_claims(ctx, e->pblk + k + n) > 1) == shared)
 				n++;
-			if (shared)
-				err = clone_run(ctx, e->lblk + k, e->pblk + k, n, e->flags, &out);
-			else
-				stalefs_extent_list_append(&out, e->lblk + k, n, e->pblk + k, e->flags);
-			k += n;
+			while (n > 0 && !err) {
+				struct clone_piece piece = { .lblk = e->lblk + k, .len = n,
+							     .src = e->pblk + k, .flags = e->flags };
+				u32 got = n;
+
+				if (shared)
+					err = stalefs_alloc_blocks(fs, piece.src, n, &piece.dst, &got);
+				if (err)
+					break;
+				piece.len = got;
+				plan_add(ctx, &cp, piece);
+				k += got;
+				n -= got;
+			}
 		}
 	}
+	if (err) {
+		for (i = 0; i < cp.n; i++)
+			if (cp.p[i].dst)
+				stalefs_free_blocks(fs, cp.p[i].dst, cp.p[i].len);
+		free(cp.p);
+		return err;
+	}
+	memset(&out, 0, sizeof(out));
+	for (i = 0; i < cp.n && !err; i++) {
+		const struct clone_piece *c = &cp.p[i];
+
+		for (k = 0; c->dst && k < c->len && !err; k++) {
+			err = stalefs_io_read(fs->io, c->src + k, 1, ctx->buf);
+			if (!err)
+				err = stalefs_io_write(fs->io, c->dst + k, 1, ctx->buf);
+			if (!err)
+				dup_release(ctx, c->src + k);
+		}
+		stalefs_extent_list_append(&out, c->lblk, c->len, c->dst ? c->dst : c->src, c->flags);
+	}
+	free(cp.p);
 	if (err) {
 		stalefs_extent_list_free(&out);
 		return err;
@@ -267,6 +297,43 @@ static void free_old_nodes(struct fsck_ctx *ctx, const struct collect *c)
 	}
 }
 
+/*
+ * An inode whose shared blocks cannot be cloned goes (e2fsck's "Delete
+ * file"): the blocks others claim stay theirs, its own are freed, and pass 2
+ * then drops the entries naming it (a directory's children go to
+ * /lost+found in pass 3).
+ */
+static void clear_claimant(struct fsck_ctx *ctx, u32 ino, const struct collect *c, bool is_dir)
+{
+	u32 i, k;
+
+	for (i = 0; i < c->list.count; i++) {
+		const struct stalefs_extent_info *e = &c->list.ext[i];
+
+		for (k = 0; k < e->len; k++) {
+			u32 claims = dup_claims(ctx, e->pblk + k);
+
+			if (claims > 0)
+				dup_release(ctx, e->pblk + k);
+			if (claims <= 1)
+				stalefs_free_blocks(ctx->fs, e->pblk + k, 1);
+		}
+	}
+	free_old_nodes(ctx, c);
+	clear_inode(ctx, ino);
+	stalefs_unmark_inode(ctx->fs, ino);
+	if (is_dir) {
+		struct dir_info *di = dir_find(ctx, ino);
+
+		dblist_drop(ctx, ino);
+		if (di) {
+			/* Nothing to connect or fix in pass 3: it is gone. */
+			di->parent = 0;
+			di->done = true;
+		}
+	}
+}
+
 static void rebuild_one(struct fsck_ctx *ctx, u32 ino, u8 fixes)
 {
 	stalefs_fs *fs = ctx->fs;
@@ -303,7 +370,10 @@ static void rebuild_one(struct fsck_ctx *ctx, u32 ino, u8 fixes)
 		if (err) {
 			p.str = error_message(err);
 			fix_problem(ctx, PR_1B_CLONE_FAILED, &p);
-			ctx->uncorrected = true;
+			if (fix_problem(ctx, PR_1B_CLEAR_SHARED, &p))
+				clear_claimant(ctx, ino, &c, is_dir);
+			else
+				ctx->uncorrected = true;
 			collect_free(&c);
 			return;
 		}
