@@ -54,3 +54,9 @@ $(ENOSPC_WORKLOAD): tests/robust/enospc-workload.c
 robust-enospc-soak: kernel programs
 	tests/vm/run-vm --timeout 3600 tests/vm/soak/robust-enospc-soak.sh
 SOAK_TARGETS += robust-enospc-soak
+
+# The long run of robust-eio-random: 300 rounds of random device errors.
+.PHONY: robust-eio-soak
+robust-eio-soak: kernel programs $(ROBUST_BASES)
+	tests/vm/run-vm --timeout 7200 tests/vm/soak/robust-eio-soak.sh
+SOAK_TARGETS += robust-eio-soak

@@ -292,6 +292,23 @@ static void new_tree(const char *root)
 	free(top);
 }
 
+/* The summary line; exit status 1 if a call failed with an errno nothing explains. */
+static int report(void)
+{
+	printf("walk: %ld dirs, %ld files, %ld symlinks, %ld other, %ld bytes read; "
+	       "%ld calls ok, %ld failed", st.dirs, st.files, st.links, st.others, st.bytes,
+	       st.ok, st.failed);
+	for (int e = 1; e < 256; e++)
+		if (st.by_errno[e])
+			printf(", %ld %s", st.by_errno[e], strerror(e));
+	printf("\n");
+	if (st.unexplained) {
+		printf("walk: %d calls failed with an errno damage does not explain\n", st.unexplained);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -300,11 +317,15 @@ int main(int argc, char **argv)
 	}
 	const char *root = argv[1];
 	struct stat sb;
-	if (stat(root, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* A failing device may make even the top unreachable: that is a failed
+	 * call like any other, not a usage error. */
+	if (check(stat(root, &sb), "stat", root) < 0)
+		return report();
+	if (!S_ISDIR(sb.st_mode)) {
 		fprintf(stderr, "walk-fs: %s: not a directory\n", root);
 		return 2;
 	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	struct picks pk = { 0 };
 	walk(root, 0, &pk);
@@ -323,17 +344,6 @@ int main(int argc, char **argv)
 	}
 	st.entries = 0;
 	walk(root, 0, NULL);
-
-	printf("walk: %ld dirs, %ld files, %ld symlinks, %ld other, %ld bytes read; "
-	       "%ld calls ok, %ld failed", st.dirs, st.files, st.links, st.others, st.bytes,
-	       st.ok, st.failed);
-	for (int e = 1; e < 256; e++)
-		if (st.by_errno[e])
-			printf(", %ld %s", st.by_errno[e], strerror(e));
-	printf("\n");
-	if (st.unexplained) {
-		printf("walk: %d calls failed with an errno damage does not explain\n", st.unexplained);
-		return 1;
-	}
-	return 0;
+	return report();
 }
+
