@@ -5,11 +5,15 @@
  * readdir position (the byte offset in the directory) stays valid while
  * entries come and go.
  *
+ * Large directories get an in-memory index (dir_index.c) that lookups and
+ * adds use instead of walking every block; every edit here keeps it exact.
+ *
  * Locking: the VFS holds the directory's i_rwsem, shared for lookup and
  * readdir, exclusive for every change, so block edits never race.
  */
 #include <linux/iversion.h>
 #include "stalefs.h"
+#include "dir_index.h"
 
 static const unsigned char ft_to_dt[STALEFS_FT_MAX] = {
 	[STALEFS_FT_UNKNOWN] = DT_UNKNOWN,
@@ -47,7 +51,7 @@ static int dir_map(struct inode *dir, u32 lblk, u64 *pblk)
 	return 0;
 }
 
-static struct buffer_head *dir_bread(struct inode *dir, u32 lblk, int *err)
+struct buffer_head *stalefs_dir_bread(struct inode *dir, u32 lblk, int *err)
 {
 	struct super_block *sb = dir->i_sb;
 	struct stalefs_dir_block *db;
@@ -120,29 +124,50 @@ static bool name_is(const struct stalefs_dir_entry *de, const char *name, u32 le
 	return de->inode && de->name_len == len && !memcmp(de->name, name, len);
 }
 
-int stalefs_dir_find(struct inode *dir, const struct qstr *name, struct stalefs_dir_pos *pos)
+/* Look for name in block lblk only: 0 and pos (holding the buffer), or an error. */
+int stalefs_dir_find_in(struct inode *dir, u32 lblk, const struct qstr *name,
+			struct stalefs_dir_pos *pos)
 {
-	u32 bs = dir->i_sb->s_blocksize, n = dir_blocks(dir), lblk, off;
+	u32 bs = dir->i_sb->s_blocksize, off;
+	struct buffer_head *bh;
+	struct stalefs_dir_entry *de, *prev = NULL;
 	int err;
 
-	for (lblk = 0; lblk < n; lblk++) {
-		struct buffer_head *bh = dir_bread(dir, lblk, &err);
-		struct stalefs_dir_entry *de, *prev = NULL;
-
-		if (!bh)
-			return err;
-		for_each_de(bh, bs, de, off) {
-			if (name_is(de, name->name, name->len)) {
-				pos->bh = bh;
-				pos->de = de;
-				pos->prev = prev;
-				return 0;
-			}
-			prev = de;
+	bh = stalefs_dir_bread(dir, lblk, &err);
+	if (!bh)
+		return err;
+	for_each_de(bh, bs, de, off) {
+		if (name_is(de, name->name, name->len)) {
+			pos->bh = bh;
+			pos->de = de;
+			pos->prev = prev;
+			return 0;
 		}
-		brelse(bh);
+		prev = de;
+	}
+	brelse(bh);
+	return -ENOENT;
+}
+
+int stalefs_dir_find(struct inode *dir, const struct qstr *name, struct stalefs_dir_pos *pos)
+{
+	u32 n = dir_blocks(dir), lblk;
+	struct stalefs_dx *dx = stalefs_dx_get(dir, n);
+	int err;
+
+	if (dx)
+		return stalefs_dx_find(dx, dir, name, pos);
+	for (lblk = 0; lblk < n; lblk++) {
+		err = stalefs_dir_find_in(dir, lblk, name, pos);
+		if (err != -ENOENT)
+			return err;
 	}
 	return -ENOENT;
+}
+
+static u32 block_lblk(struct buffer_head *bh)
+{
+	return le32_to_cpu(((struct stalefs_dir_block *)bh->b_data)->db_lblk);
 }
 
 static void de_fill(struct stalefs_dir_entry *de, const struct qstr *name, u32 ino, umode_t mode)
@@ -190,39 +215,71 @@ static struct buffer_head *dir_new_block(struct inode *dir, u32 lblk, int *err)
 	return bh;	/* locked: the caller fills it and calls stalefs_dir_dirty */
 }
 
-int stalefs_dir_add(struct inode *dir, const struct qstr *name, u32 ino, umode_t mode)
+/* Add the entry to block lblk if it has room: 1 added, 0 no room, <0 error. */
+static int add_in_block(struct inode *dir, u32 lblk, const struct qstr *name, u32 ino,
+			umode_t mode)
 {
-	u32 bs = dir->i_sb->s_blocksize, n = dir_blocks(dir), lblk, off;
+	u32 bs = dir->i_sb->s_blocksize, off;
 	u32 need = STALEFS_DIR_REC_LEN(name->len);
 	struct stalefs_dir_entry *de;
 	struct buffer_head *bh;
 	int err;
 
-	for (lblk = 0; lblk < n; lblk++) {
-		bh = dir_bread(dir, lblk, &err);
-		if (!bh)
-			return err;
-		for_each_de(bh, bs, de, off) {
-			u32 rec = le16_to_cpu(de->rec_len);
-			u32 used = de->inode ? STALEFS_DIR_REC_LEN(de->name_len) : 0;
+	bh = stalefs_dir_bread(dir, lblk, &err);
+	if (!bh)
+		return err;
+	for_each_de(bh, bs, de, off) {
+		u32 rec = le16_to_cpu(de->rec_len);
+		u32 used = de->inode ? STALEFS_DIR_REC_LEN(de->name_len) : 0;
 
-			if (rec - used < need)
-				continue;
-			lock_buffer(bh);
-			if (used) {
-				/* Split: the new entry takes the slack after this one. */
-				struct stalefs_dir_entry *nde = (void *)((u8 *)de + used);
+		if (rec - used < need)
+			continue;
+		lock_buffer(bh);
+		if (used) {
+			/* Split: the new entry takes the slack after this one. */
+			struct stalefs_dir_entry *nde = (void *)((u8 *)de + used);
 
-				nde->rec_len = cpu_to_le16(rec - used);
-				de->rec_len = cpu_to_le16(used);
-				de = nde;
-			}
-			de_fill(de, name, ino, mode);
-			stalefs_dir_dirty(dir, bh);
-			brelse(bh);
-			return 0;
+			nde->rec_len = cpu_to_le16(rec - used);
+			de->rec_len = cpu_to_le16(used);
+			de = nde;
 		}
+		de_fill(de, name, ino, mode);
+		stalefs_dir_dirty(dir, bh);
+		stalefs_dx_update(dir, bh, lblk, name->name, name->len, true);
 		brelse(bh);
+		return 1;
+	}
+	brelse(bh);
+	return 0;
+}
+
+int stalefs_dir_add(struct inode *dir, const struct qstr *name, u32 ino, umode_t mode)
+{
+	u32 n = dir_blocks(dir), lblk;
+	struct stalefs_dx *dx = stalefs_dx_get(dir, n);
+	struct stalefs_dir_entry *de;
+	struct buffer_head *bh;
+	int err;
+
+	if (dx) {
+		/* The first block with room, as the walk below would find it. */
+		lblk = stalefs_dx_room(dx, STALEFS_DIR_REC_LEN(name->len));
+		if (lblk != STALEFS_DX_NONE) {
+			err = add_in_block(dir, lblk, name, ino, mode);
+			if (err)
+				return err < 0 ? err : 0;
+			stalefs_dx_drop(dir);	/* it was wrong about the room: walk */
+			lblk = 0;
+		} else {
+			lblk = n;	/* no block has room */
+		}
+	} else {
+		lblk = 0;
+	}
+	for (; lblk < n; lblk++) {
+		err = add_in_block(dir, lblk, name, ino, mode);
+		if (err)
+			return err < 0 ? err : 0;
 	}
 	if (n >= STALEFS_MAX_FILE_BLOCKS - 1)
 		return -ENOSPC;
@@ -232,18 +289,24 @@ int stalefs_dir_add(struct inode *dir, const struct qstr *name, u32 ino, umode_t
 	de = (void *)(bh->b_data + sizeof(struct stalefs_dir_block));
 	de_fill(de, name, ino, mode);
 	stalefs_dir_dirty(dir, bh);
+	stalefs_dx_update(dir, bh, n, name->name, name->len, true);
 	brelse(bh);
 	return 0;
 }
 
 int stalefs_dir_delete(struct inode *dir, struct stalefs_dir_pos *pos)
 {
+	char name[STALEFS_NAME_LEN];
+	u32 len = pos->de->name_len;
+
+	memcpy(name, pos->de->name, len);
 	lock_buffer(pos->bh);
 	if (pos->prev)
 		le16_add_cpu(&pos->prev->rec_len, le16_to_cpu(pos->de->rec_len));
 	else
 		pos->de->inode = 0;
 	stalefs_dir_dirty(dir, pos->bh);
+	stalefs_dx_update(dir, pos->bh, block_lblk(pos->bh), name, len, false);
 	return 0;
 }
 
@@ -290,7 +353,7 @@ int stalefs_dir_is_empty(struct inode *dir)
 	int err;
 
 	for (lblk = 0; lblk < n; lblk++) {
-		struct buffer_head *bh = dir_bread(dir, lblk, &err);
+		struct buffer_head *bh = stalefs_dir_bread(dir, lblk, &err);
 
 		if (!bh)
 			return err;
@@ -315,7 +378,7 @@ int stalefs_dir_dotdot(struct inode *dir, struct stalefs_dir_pos *pos)
 	struct buffer_head *bh;
 	int err;
 
-	bh = dir_bread(dir, 0, &err);
+	bh = stalefs_dir_bread(dir, 0, &err);
 	if (!bh)
 		return err;
 	for_each_de(bh, bs, de, off) {
@@ -344,7 +407,7 @@ static int stalefs_readdir(struct file *file, struct dir_context *ctx)
 		return 0;
 	for (lblk = ctx->pos >> bits; lblk < n; lblk++) {
 		u32 start = lblk == (ctx->pos >> bits) ? ctx->pos & (bs - 1) : 0;
-		struct buffer_head *bh = dir_bread(dir, lblk, &err);
+		struct buffer_head *bh = stalefs_dir_bread(dir, lblk, &err);
 
 		if (!bh)
 			return err;

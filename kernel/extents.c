@@ -5,16 +5,14 @@
  * Each inode's mapping is held in memory as one sorted array of extents,
  * loaded and fully verified when the inode is read (every tree block's
  * magic, owner, checksum and the global order of the leaves), and written
- * back as a tree whenever it changes.  Writing packs the leaves into the
- * node blocks the inode already owns, in the same order, and only dirties
- * a node whose bytes changed, so an append touches one leaf and a
- * conversion touches the leaves around it.
+ * back as a tree whenever it changes (extent_save.c: only the leaves whose
+ * range an edit touched are rebuilt).
  *
  * Why an array and not in-place tree edits: every operation (allocation,
  * unwritten conversion splitting an extent in three, punch, merge of
  * neighbours) becomes a small array edit that cannot leave a half-split
- * node behind, and the tree shape is always the minimal one for the count,
- * so depth never exceeds what FORMAT.md allows for the file size.
+ * node behind; the tree is rebuilt from the array, so its shape is never
+ * worse than twice the minimal leaf count (extent_save.c).
  *
  * Locking: callers hold i_map_sem (read for lookups, write for changes).
  */
@@ -29,11 +27,17 @@ static u32 ext_node_cap(struct super_block *sb)
 	return stalefs_extblock_max_entries(sb->s_blocksize);
 }
 
-/* Leaves holding only entries below i_dirty_from need not be rewritten. */
-static void ext_touch(struct stalefs_inode_info *ei, u32 idx)
+/*
+ * An extent starting at lblk is created, changed or removed: the leaf whose
+ * range holds that start must be rebuilt at the next save.
+ */
+static void ext_touch(struct stalefs_inode_info *ei, u64 lblk)
 {
-	if (idx < ei->i_dirty_from)
-		ei->i_dirty_from = idx;
+	/* Clean is lo > hi (U64_MAX, 0). */
+	if (lblk < ei->i_dirty_lo)
+		ei->i_dirty_lo = lblk;
+	if (lblk > ei->i_dirty_hi)
+		ei->i_dirty_hi = lblk;
 }
 
 static int ext_reserve(struct stalefs_inode_info *ei, u32 need)
@@ -78,7 +82,9 @@ void stalefs_ext_init_empty(struct inode *inode)
 	eh->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
 	eh->eh_max = cpu_to_le16(STALEFS_ROOT_EXTENTS);
 	ei->i_next = 0;
-	ei->i_dirty_from = 0;
+	ei->i_dirty_lo = U64_MAX;
+	ei->i_dirty_hi = 0;
+	ei->i_repack = true;
 }
 
 void stalefs_ext_release(struct inode *inode)
@@ -91,6 +97,9 @@ void stalefs_ext_release(struct inode *inode)
 	kfree(ei->i_nodes);
 	ei->i_nodes = NULL;
 	ei->i_nnodes = 0;
+	kfree(ei->i_leaf_key);
+	ei->i_leaf_key = NULL;
+	ei->i_nleaves = 0;
 }
 
 /* ---- loading: verify everything, bounded by the depth ---- */
@@ -98,10 +107,34 @@ void stalefs_ext_release(struct inode *inode)
 struct ext_walk {
 	struct inode *inode;
 	u64 prev_end;		/* end of the last leaf extent seen, for global order */
+	struct {
+		u32 pos;	/* where the leaf sits in i_nodes (pre-order) */
+		u32 entries;
+	} *leaves;		/* in order */
+	u32 nleaves, leaf_cap;
+	bool empty_leaf;
 };
 
 static int walk_node(struct ext_walk *w, const struct stalefs_extent_header *eh,
 		     u64 lo, u64 hi, u64 blocknr);
+
+static int leaf_add(struct ext_walk *w, u32 pos, u32 entries)
+{
+	if (w->nleaves == w->leaf_cap) {
+		u32 cap = max_t(u32, 16, w->leaf_cap * 2);
+		void *p = krealloc_array(w->leaves, cap, sizeof(*w->leaves), GFP_NOFS);
+
+		if (!p)
+			return -ENOMEM;
+		w->leaves = p;
+		w->leaf_cap = cap;
+	}
+	w->leaves[w->nleaves].pos = pos;
+	w->leaves[w->nleaves++].entries = entries;
+	if (!entries)
+		w->empty_leaf = true;
+	return 0;
+}
 
 static int walk_child(struct ext_walk *w, u64 pblk, int depth, u64 lo, u64 hi)
 {
@@ -142,6 +175,8 @@ static int walk_child(struct ext_walk *w, u64 pblk, int depth, u64 lo, u64 hi)
 		return -EUCLEAN;
 	}
 	err = nodes_add(ei, pblk);
+	if (!err && depth == 0)
+		err = leaf_add(w, ei->i_nnodes - 1, le16_to_cpu(stalefs_extblock_eh(bh->b_data)->eh_entries));
 	if (!err)
 		err = walk_node(w, stalefs_extblock_eh(bh->b_data), lo, hi, pblk);
 	brelse(bh);
@@ -203,6 +238,51 @@ static int walk_node(struct ext_walk *w, const struct stalefs_extent_header *eh,
 	return 0;
 }
 
+/*
+ * i_nodes is in walk (pre-)order; extent_save.c wants the leaves first, in
+ * order, each with its first extent's lblk as key, then the index nodes.
+ */
+static int leaves_first(struct inode *inode, struct ext_walk *w)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	u64 *nodes;
+	u32 *keys = NULL;
+	u32 i, k, ext = 0;
+
+	ei->i_dirty_lo = U64_MAX;
+	ei->i_dirty_hi = 0;
+	ei->i_repack = false;
+	if (!w->nleaves)
+		return 0;
+	nodes = kmalloc_array(ei->i_nnodes, sizeof(*nodes), GFP_NOFS);
+	keys = kmalloc_array(w->nleaves, sizeof(*keys), GFP_NOFS);
+	if (!nodes || !keys) {
+		kfree(nodes);
+		kfree(keys);
+		return -ENOMEM;
+	}
+	for (i = 0; i < w->nleaves; i++) {
+		nodes[i] = ei->i_nodes[w->leaves[i].pos];
+		ei->i_nodes[w->leaves[i].pos] = 0;	/* (a node is never block 0) */
+	}
+	k = w->nleaves;
+	for (i = 0; i < ei->i_nnodes; i++)
+		if (ei->i_nodes[i])
+			nodes[k++] = ei->i_nodes[i];
+	kfree(ei->i_nodes);
+	ei->i_nodes = nodes;
+	/* Keys: leaves hold the array in order, so leaf i starts where the
+	 * previous ones' entries end; an empty leaf has no key: pack afresh. */
+	for (i = 0; i < w->nleaves; i++) {
+		keys[i] = ext < ei->i_next ? ei->i_ext[ext].lblk : 0;
+		ext += w->leaves[i].entries;
+	}
+	ei->i_leaf_key = keys;
+	ei->i_nleaves = w->nleaves;
+	ei->i_repack = w->empty_leaf;
+	return 0;
+}
+
 int stalefs_ext_load(struct inode *inode)
 {
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
@@ -218,18 +298,11 @@ int stalefs_ext_load(struct inode *inode)
 		return -EUCLEAN;
 	}
 	err = walk_node(&w, eh, 0, STALEFS_MAX_FILE_BLOCKS, 0);
+	if (!err)
+		err = leaves_first(inode, &w);
+	kfree(w.leaves);
 	if (err)
 		stalefs_ext_release(inode);
-	/*
-	 * Memory and disk agree, but i_nodes is in walk (pre-)order, while
-	 * stalefs_ext_save() reuses i_nodes[0..leaves) as the leaves and the
-	 * rest as index levels above them.  With one level of leaves under the
-	 * root the two orders are the same; deeper, an index node comes first,
-	 * so a save that kept the leaves below its first edit would point the
-	 * index at the wrong blocks.  The first save of a deeper tree therefore
-	 * rebuilds every node (once: afterwards the order is the save's own).
-	 */
-	ei->i_dirty_from = le16_to_cpu(eh->eh_depth) >= 2 ? 0 : U32_MAX;
 	return err;
 }
 
@@ -286,7 +359,8 @@ static void ext_merge_around(struct stalefs_inode_info *ei, u32 from, u32 to)
 	i = from;
 	while (i < to && i + 1 < ei->i_next) {
 		if (ext_mergeable(&ei->i_ext[i], &ei->i_ext[i + 1])) {
-			ext_touch(ei, i);
+			ext_touch(ei, ei->i_ext[i].lblk);
+			ext_touch(ei, ei->i_ext[i + 1].lblk);
 			ei->i_ext[i].len += ei->i_ext[i + 1].len;
 			memmove(&ei->i_ext[i + 1], &ei->i_ext[i + 2],
 				(ei->i_next - i - 2) * sizeof(ei->i_ext[0]));
@@ -314,8 +388,9 @@ static int ext_split_at(struct stalefs_inode_info *ei, u64 x)
 	err = ext_reserve(ei, ei->i_next + 1);
 	if (err)
 		return err;
-	ext_touch(ei, i);
 	e = &ei->i_ext[i];
+	ext_touch(ei, e->lblk);
+	ext_touch(ei, x);
 	d = (u32)(x - e->lblk);
 	memmove(&ei->i_ext[i + 1], &ei->i_ext[i], (ei->i_next - i) * sizeof(*e));
 	ei->i_next++;
@@ -338,7 +413,7 @@ int stalefs_ext_insert(struct inode *inode, const struct stalefs_ext *ex)
 	i = ext_search(ei, ex->lblk);
 	if (i < ei->i_next && ei->i_ext[i].lblk < (u64)ex->lblk + ex->len)
 		return -EEXIST;	/* callers only fill holes */
-	ext_touch(ei, i);
+	ext_touch(ei, ex->lblk);
 	memmove(&ei->i_ext[i + 1], &ei->i_ext[i], (ei->i_next - i) * sizeof(*ex));
 	ei->i_ext[i] = *ex;
 	ei->i_next++;
@@ -363,7 +438,7 @@ int stalefs_ext_convert(struct inode *inode, u32 lblk, u32 len, u16 from, u16 to
 	first = i = ext_search(ei, lblk);
 	for (; i < ei->i_next && ei->i_ext[i].lblk < end; i++) {
 		if (ei->i_ext[i].flags == from) {
-			ext_touch(ei, i);
+			ext_touch(ei, ei->i_ext[i].lblk);
 			ei->i_ext[i].flags = to;
 		}
 	}
@@ -396,7 +471,8 @@ int stalefs_ext_remove(struct inode *inode, u32 lblk, u64 len)
 	}
 	if (j == i)
 		return 0;
-	ext_touch(ei, i);
+	ext_touch(ei, ei->i_ext[i].lblk);
+	ext_touch(ei, ei->i_ext[j - 1].lblk);
 	memmove(&ei->i_ext[i], &ei->i_ext[j], (ei->i_next - j) * sizeof(ei->i_ext[0]));
 	ei->i_next -= j - i;
 	ei->i_map_seq++;
@@ -482,186 +558,4 @@ u64 stalefs_ext_blocks(struct inode *inode)
 	for (i = 0; i < ei->i_next; i++)
 		n += ei->i_ext[i].len;
 	return n;
-}
-
-/* ---- saving: the array packed into a tree of minimal depth ---- */
-
-/* Write one node block; only dirty it when its bytes change. */
-static int write_node(struct inode *inode, u64 pblk, const void *img)
-{
-	struct super_block *sb = inode->i_sb;
-	struct buffer_head *bh = sb_getblk(sb, pblk);
-
-	if (!bh)
-		return -ENOMEM;
-	lock_buffer(bh);
-	if (!buffer_uptodate(bh) || memcmp(bh->b_data, img, sb->s_blocksize)) {
-		memcpy(bh->b_data, img, sb->s_blocksize);
-		set_buffer_uptodate(bh);
-		set_buffer_stalefs_verified(bh);
-		unlock_buffer(bh);
-		mark_buffer_dirty_inode(bh, inode);
-	} else {
-		unlock_buffer(bh);
-	}
-	brelse(bh);
-	return 0;
-}
-
-static void node_init(struct inode *inode, void *img, u64 pblk, u16 depth, u16 entries)
-{
-	struct stalefs_extent_block *eb = img;
-
-	memset(img, 0, inode->i_sb->s_blocksize);
-	eb->eb_magic = cpu_to_le32(STALEFS_EXTBLK_MAGIC);
-	eb->eb_blocknr = cpu_to_le64(pblk);
-	eb->eb_owner = cpu_to_le32(inode->i_ino);
-	eb->eb_owner_gen = cpu_to_le32(inode->i_generation);
-	eb->eb_hdr.eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
-	eb->eb_hdr.eh_entries = cpu_to_le16(entries);
-	eb->eb_hdr.eh_max = cpu_to_le16(ext_node_cap(inode->i_sb));
-	eb->eb_hdr.eh_depth = cpu_to_le16(depth);
-}
-
-static void put_extent(struct stalefs_extent *d, const struct stalefs_ext *s)
-{
-	d->ee_lblk = cpu_to_le32(s->lblk);
-	d->ee_len = cpu_to_le16(s->len);
-	d->ee_flags = cpu_to_le16(s->flags);
-	d->ee_pblk = cpu_to_le64(s->pblk);
-}
-
-int stalefs_ext_save(struct inode *inode)
-{
-	struct super_block *sb = inode->i_sb;
-	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
-	struct stalefs_inode_info *ei = STALEFS_I(inode);
-	struct stalefs_extent_header *root = (void *)ei->i_data;
-	u32 cap = ext_node_cap(sb);
-	u32 n = ei->i_next;
-	u32 level_count[STALEFS_EXT_MAX_DEPTH + 1];
-	u32 *firsts = NULL, *next_firsts = NULL;
-	u32 depth = 0, total = 0, c, i, lvl, node = 0, skip;
-	void *img = NULL;
-	int err = 0;
-
-	/* stale.c: the inode's STALE flag follows its extents (fsck's S5) */
-	stalefs_stale_sync_flag(inode);
-
-	/* Shape: leaves of 'cap' extents, index levels until the root's 7 suffice. */
-	c = n;
-	while (c > STALEFS_ROOT_EXTENTS) {
-		if (depth == STALEFS_EXT_MAX_DEPTH)
-			return -EFBIG;
-		c = DIV_ROUND_UP(c, cap);
-		level_count[depth++] = c;
-		total += c;
-	}
-
-	/*
-	 * Same shape as on disk: leaves entirely below the first edited entry
-	 * are unchanged and are not rebuilt (appends touch one leaf).
-	 */
-	skip = ei->i_nnodes == total && depth ? min(ei->i_dirty_from / cap, level_count[0]) : 0;
-
-	/* Own exactly 'total' node blocks: allocate more, free the extra. */
-	while (ei->i_nnodes < total) {
-		/*
-		 * A little ahead of the file's data, next to the previous node
-		 * when that is further: never at a data goal, or nodes would
-		 * fill the file's holes and break its contiguity.
-		 */
-		u64 goal = n ? ei->i_ext[n - 1].pblk + ei->i_ext[n - 1].len + 256 : 0;
-		u64 pblk;
-		u32 got;
-
-		if (ei->i_nnodes && ei->i_nodes[ei->i_nnodes - 1] + 1 > goal)
-			goal = ei->i_nodes[ei->i_nnodes - 1] + 1;
-		err = stalefs_new_blocks(inode, goal, 1, &pblk, &got);
-		if (err)
-			return err;
-		err = nodes_add(ei, pblk);
-		if (err) {
-			stalefs_free_blocks(inode, pblk, 1, true);
-			return err;
-		}
-	}
-	while (ei->i_nnodes > total) {
-		ei->i_nnodes--;
-		stalefs_free_blocks(inode, ei->i_nodes[ei->i_nnodes], 1, true);
-	}
-
-	memset(ei->i_data, 0, sizeof(ei->i_data));
-	root->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
-	root->eh_max = cpu_to_le16(STALEFS_ROOT_EXTENTS);
-	root->eh_depth = cpu_to_le16(depth);
-	if (depth == 0) {
-		root->eh_entries = cpu_to_le16(n);
-		for (i = 0; i < n; i++)
-			put_extent(&stalefs_eh_extents(root)[i], &ei->i_ext[i]);
-		goto out;
-	}
-
-	err = -ENOMEM;
-	img = kmalloc(sb->s_blocksize, GFP_NOFS);
-	firsts = kmalloc_array(level_count[0], sizeof(u32), GFP_NOFS);
-	next_firsts = kmalloc_array(level_count[0], sizeof(u32), GFP_NOFS);
-	if (!img || !firsts || !next_firsts)
-		goto out;
-
-	/* Leaves. */
-	for (i = 0; i < level_count[0]; i++, node++) {
-		u32 s = i * cap, e = min(n, s + cap), k;
-		struct stalefs_extent *d;
-
-		firsts[i] = ei->i_ext[s].lblk;
-		if (i < skip)
-			continue;
-		node_init(inode, img, ei->i_nodes[node], 0, e - s);
-		d = stalefs_eh_extents(stalefs_extblock_eh(img));
-		for (k = s; k < e; k++)
-			put_extent(&d[k - s], &ei->i_ext[k]);
-		stalefs_extblock_set_csum(sbi->csum_seed, img, sb->s_blocksize);
-		err = write_node(inode, ei->i_nodes[node], img);
-		if (err)
-			goto out;
-	}
-	/* Index levels above: each entry names its child's first block. */
-	for (lvl = 1; lvl < depth; lvl++) {
-		u32 child0 = node - level_count[lvl - 1];
-
-		for (i = 0; i < level_count[lvl]; i++, node++) {
-			u32 s = i * cap, e = min(level_count[lvl - 1], s + cap), k;
-			struct stalefs_extent_idx *d;
-
-			node_init(inode, img, ei->i_nodes[node], lvl, e - s);
-			d = stalefs_eh_index(stalefs_extblock_eh(img));
-			for (k = s; k < e; k++) {
-				d[k - s].ei_lblk = cpu_to_le32(firsts[k]);
-				d[k - s].ei_pblk = cpu_to_le64(ei->i_nodes[child0 + k]);
-			}
-			stalefs_extblock_set_csum(sbi->csum_seed, img, sb->s_blocksize);
-			err = write_node(inode, ei->i_nodes[node], img);
-			if (err)
-				goto out;
-			next_firsts[i] = firsts[s];
-		}
-		swap(firsts, next_firsts);
-	}
-	/* Root: indexes the top level. */
-	c = level_count[depth - 1];
-	root->eh_entries = cpu_to_le16(c);
-	for (i = 0; i < c; i++) {
-		stalefs_eh_index(root)[i].ei_lblk = cpu_to_le32(firsts[i]);
-		stalefs_eh_index(root)[i].ei_pblk = cpu_to_le64(ei->i_nodes[node - c + i]);
-	}
-	err = 0;
-out:
-	if (!err)
-		ei->i_dirty_from = U32_MAX;
-	kfree(img);
-	kfree(firsts);
-	kfree(next_firsts);
-	mark_inode_dirty(inode);
-	return err;
 }

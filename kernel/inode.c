@@ -10,6 +10,7 @@
 #include <linux/writeback.h>
 #include <linux/fileattr.h>
 #include "stalefs.h"
+#include "dir_index.h"
 #include "stale.h"
 
 /* Where inode 'ino' lives; NULL and an error when the number is impossible. */
@@ -286,6 +287,7 @@ void stalefs_evict_inode(struct inode *inode)
 	invalidate_inode_buffers(inode);
 	clear_inode(inode);
 	stalefs_ext_release(inode);
+	stalefs_dx_drop(inode);
 }
 
 struct inode *stalefs_new_inode(struct inode *dir, umode_t mode, const struct qstr *name)

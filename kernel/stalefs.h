@@ -79,9 +79,15 @@ struct stalefs_inode_info {
 	struct stalefs_ext *i_ext;	/* sorted by lblk, non-overlapping */
 	u32 i_next;
 	u32 i_ext_cap;
-	u32 i_dirty_from;		/* lowest index edited since the last save */
-	u64 *i_nodes;			/* tree node blocks this inode owns */
+	/* Starts (lblk) of the extents edited since the last save: [lo, hi]. */
+	u64 i_dirty_lo, i_dirty_hi;
+	bool i_repack;			/* next save packs every leaf afresh */
+	u64 *i_nodes;			/* tree node blocks: the leaves in order, then index nodes */
 	u32 i_nnodes;
+	u32 i_nleaves;
+	u32 *i_leaf_key;		/* first lblk of each leaf, as last saved */
+	struct stalefs_dx *i_dx;	/* large directories: in-memory index (dir_index.c) */
+	struct mutex i_dx_lock;		/* building i_dx */
 	u8 i_data[STALEFS_IBLOCK_SIZE];	/* extent root or inline symlink, on-disk form */
 	u32 i_dflags;			/* STALEFS_INODE_*_FL */
 	struct timespec64 i_crtime;

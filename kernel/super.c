@@ -120,9 +120,14 @@ static struct inode *stalefs_alloc_inode(struct super_block *sb)
 	ei->i_map_seq = 0;
 	ei->i_ext = NULL;
 	ei->i_next = ei->i_ext_cap = 0;
-	ei->i_dirty_from = 0;
+	ei->i_dirty_lo = 0;
+	ei->i_dirty_hi = U64_MAX;
+	ei->i_repack = true;
 	ei->i_nodes = NULL;
 	ei->i_nnodes = 0;
+	ei->i_nleaves = 0;
+	ei->i_leaf_key = NULL;
+	ei->i_dx = NULL;
 	ei->i_dflags = 0;
 	ei->i_dtime = 0;
 	ei->i_dir_group = 0;
@@ -141,6 +146,7 @@ static void init_once(void *p)
 	struct stalefs_inode_info *ei = p;
 
 	init_rwsem(&ei->i_map_sem);
+	mutex_init(&ei->i_dx_lock);
 	spin_lock_init(&ei->i_ioend_lock);
 	INIT_LIST_HEAD(&ei->i_ioend_list);
 	INIT_WORK(&ei->i_ioend_work, stalefs_ioend_work);

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Saving an inode's extent array (extents.c) as its on-disk tree.
+ *
+ * Leaves keep their ranges from one save to the next: leaf j holds the
+ * extents that start in [key j, key j+1) (the first leaf from 0, the last
+ * to the end), and only a leaf whose range holds the start of an edited
+ * extent is rebuilt.  A conversion in the middle of a big file so rewrites
+ * one leaf and the index nodes above it, where packing the array from its
+ * start would rewrite (and dirty) every leaf after the edit.
+ *
+ * A leaf that outgrows its block splits: after its untouched head when
+ * the edits were at its end (appends), else into even parts with room to
+ * grow.  A leaf left empty goes.  The leaves are packed afresh when their
+ * shape is unknown (never saved, or loaded with an empty leaf) or when they
+ * have grown sparse (more than twice the minimal count), so the tree is at
+ * most one level deeper than the minimal one.
+ *
+ * Node blocks are reused: a kept leaf keeps its block; index nodes and new
+ * leaves take the blocks left over (old index nodes, dropped leaves) before
+ * new ones are allocated near the file's end; what is still left is freed.
+ * write_node() dirties a block only when its bytes change.
+ *
+ * Locking: callers hold i_map_sem for writing.
+ */
+#include <linux/slab.h>
+#include "stalefs.h"
+#include "stale.h"
+
+struct leaf_plan {
+	u32 s, e;	/* the array's extents [s, e) */
+	u64 pblk;	/* 0 until a block is assigned */
+	bool dirty;	/* contents changed since the last save */
+};
+
+struct save_plan {
+	struct leaf_plan *leaves;
+	u32 nleaves, leaves_cap;
+	u64 *spare;		/* old node blocks not kept as their leaf's block */
+	u32 nspare, spare_used;
+	u64 *fresh;		/* blocks this save allocated (freed if it fails) */
+	u32 nfresh;
+	u64 last_node;		/* allocation goal: after the last node placed */
+	u32 level_count[STALEFS_EXT_MAX_DEPTH + 1];	/* [0]: leaves */
+	u32 depth, nindex;
+};
+
+/* Index of the first extent starting at or after lblk. */
+static u32 first_from(const struct stalefs_inode_info *ei, u32 lblk)
+{
+	u32 lo = 0, hi = ei->i_next;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (ei->i_ext[mid].lblk < lblk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int plan_push(struct save_plan *p, u32 s, u32 e, u64 pblk, bool dirty)
+{
+	if (p->nleaves == p->leaves_cap) {
+		u32 cap = max_t(u32, 16, p->leaves_cap * 2);
+		struct leaf_plan *n = krealloc_array(p->leaves, cap, sizeof(*n), GFP_NOFS);
+
+		if (!n)
+			return -ENOMEM;
+		p->leaves = n;
+		p->leaves_cap = cap;
+	}
+	p->leaves[p->nleaves++] = (struct leaf_plan){ .s = s, .e = e, .pblk = pblk, .dirty = dirty };
+	return 0;
+}
+
+/* Full leaves from the array's start; every old node block is spare. */
+static int plan_packed(struct stalefs_inode_info *ei, u32 cap, struct save_plan *p)
+{
+	u32 s;
+	int err;
+
+	p->nleaves = 0;
+	memcpy(p->spare, ei->i_nodes, ei->i_nnodes * sizeof(u64));
+	p->nspare = ei->i_nnodes;
+	for (s = 0; s < ei->i_next; s += cap) {
+		err = plan_push(p, s, min(ei->i_next, s + cap), 0, true);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The leaves of the last save, each rebuilt only if an edit touched its range. */
+static int plan_stable(struct stalefs_inode_info *ei, u32 cap, struct save_plan *p)
+{
+	u32 nl = ei->i_nleaves, j;
+	int err = 0;
+
+	p->nspare = 0;
+	for (j = 0; j < nl && !err; j++) {
+		u64 lo = j ? ei->i_leaf_key[j] : 0;
+		u64 hi = j + 1 < nl ? ei->i_leaf_key[j + 1] : U64_MAX;
+		u32 s = j ? first_from(ei, ei->i_leaf_key[j]) : 0;
+		u32 e = j + 1 < nl ? first_from(ei, ei->i_leaf_key[j + 1]) : ei->i_next;
+		bool dirty = ei->i_dirty_lo < hi && ei->i_dirty_hi >= lo;
+		u32 count = e - s, parts, k;
+
+		if (!count) {
+			p->spare[p->nspare++] = ei->i_nodes[j];
+		} else if (count <= cap) {
+			err = plan_push(p, s, e, ei->i_nodes[j], dirty);
+		} else {
+			/*
+			 * Outgrown.  Edits at its end (appends, an unwritten
+			 * file filled in order) keep the untouched head as one
+			 * leaf and put the rest in full ones; edits inside
+			 * split it evenly, with room on both sides.
+			 */
+			u32 head = first_from(ei, (u32)min_t(u64, ei->i_dirty_lo, U32_MAX));
+
+			head = head > s ? min(head - s, cap) : 0;
+			if (head >= cap - cap / 4) {
+				err = plan_push(p, s, s + head, ei->i_nodes[j], true);
+				for (k = s + head; k < e && !err; k += cap)
+					err = plan_push(p, k, min(e, k + cap), 0, true);
+				continue;
+			}
+			parts = max_t(u32, 2, DIV_ROUND_UP(count, cap - cap / 4));
+			for (k = 0; k < parts && !err; k++)
+				err = plan_push(p, s + (u32)((u64)count * k / parts),
+						s + (u32)((u64)count * (k + 1) / parts),
+						k ? 0 : ei->i_nodes[j], true);
+		}
+	}
+	/* The old index nodes are spare too: the index is rebuilt every save. */
+	for (j = nl; j < ei->i_nnodes; j++)
+		p->spare[p->nspare++] = ei->i_nodes[j];
+	return err;
+}
+
+/* Index levels above the leaves, up to a root of STALEFS_ROOT_EXTENTS entries. */
+static int plan_levels(struct save_plan *p, u32 cap)
+{
+	u32 c = p->nleaves, d = 0;
+
+	p->nindex = 0;
+	p->level_count[d++] = c;
+	while (c > STALEFS_ROOT_EXTENTS) {
+		if (d == STALEFS_EXT_MAX_DEPTH)
+			return -EFBIG;
+		c = DIV_ROUND_UP(c, cap);
+		p->level_count[d++] = c;
+		p->nindex += c;
+	}
+	p->depth = d;
+	return 0;
+}
+
+/* A block for a new node: a spare one, else a new one a little ahead of the data. */
+static int take_block(struct inode *inode, struct save_plan *p, u64 *pblk)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	u64 goal = 0, b;
+	u32 got;
+	int err;
+
+	if (p->spare_used < p->nspare) {
+		*pblk = p->spare[p->spare_used++];
+		return 0;
+	}
+	/* Never at a data goal, or nodes would fill the file's holes. */
+	if (ei->i_next)
+		goal = ei->i_ext[ei->i_next - 1].pblk + ei->i_ext[ei->i_next - 1].len + 256;
+	if (p->last_node + 1 > goal)
+		goal = p->last_node + 1;
+	err = stalefs_new_blocks(inode, goal, 1, &b, &got);
+	if (err)
+		return err;
+	p->fresh[p->nfresh++] = b;
+	p->last_node = b;
+	*pblk = b;
+	return 0;
+}
+
+/* Write one node block; only dirty it when its bytes change. */
+static int write_node(struct inode *inode, u64 pblk, const void *img)
+{
+	struct super_block *sb = inode->i_sb;
+	struct buffer_head *bh = sb_getblk(sb, pblk);
+
+	if (!bh)
+		return -ENOMEM;
+	lock_buffer(bh);
+	if (!buffer_uptodate(bh) || memcmp(bh->b_data, img, sb->s_blocksize)) {
+		memcpy(bh->b_data, img, sb->s_blocksize);
+		set_buffer_uptodate(bh);
+		set_buffer_stalefs_verified(bh);
+		unlock_buffer(bh);
+		mark_buffer_dirty_inode(bh, inode);
+	} else {
+		unlock_buffer(bh);
+	}
+	brelse(bh);
+	return 0;
+}
+
+static void node_init(struct inode *inode, void *img, u64 pblk, u16 depth, u16 entries)
+{
+	struct stalefs_extent_block *eb = img;
+
+	memset(img, 0, inode->i_sb->s_blocksize);
+	eb->eb_magic = cpu_to_le32(STALEFS_EXTBLK_MAGIC);
+	eb->eb_blocknr = cpu_to_le64(pblk);
+	eb->eb_owner = cpu_to_le32(inode->i_ino);
+	eb->eb_owner_gen = cpu_to_le32(inode->i_generation);
+	eb->eb_hdr.eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
+	eb->eb_hdr.eh_entries = cpu_to_le16(entries);
+	eb->eb_hdr.eh_max = cpu_to_le16(stalefs_extblock_max_entries(inode->i_sb->s_blocksize));
+	eb->eb_hdr.eh_depth = cpu_to_le16(depth);
+}
+
+static void put_extent(struct stalefs_extent *d, const struct stalefs_ext *s)
+{
+	d->ee_lblk = cpu_to_le32(s->lblk);
+	d->ee_len = cpu_to_le16(s->len);
+	d->ee_flags = cpu_to_le16(s->flags);
+	d->ee_pblk = cpu_to_le64(s->pblk);
+}
+
+/* Memory write_tree() needs, taken before any block changes hands. */
+struct tree_bufs {
+	void *img;		/* one node's image */
+	u32 *firsts, *next;	/* first lblk under each node of a level */
+};
+
+/*
+ * Rebuild the dirty leaves and every index node, then the root; keys gets
+ * each leaf's first lblk.  write_node() cannot fail for want of memory
+ * (sb_getblk retries), so the root is always rewritten to the new nodes.
+ */
+static int write_tree(struct inode *inode, const struct save_plan *p, const u64 *nodes,
+		      u32 *keys, struct tree_bufs *b)
+{
+	struct super_block *sb = inode->i_sb;
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	struct stalefs_extent_header *root = (void *)ei->i_data;
+	u32 *firsts = b->firsts, *next = b->next, i, c, lvl, node = 0;
+	void *img = b->img;
+	int err = 0;
+
+	for (i = 0; i < p->nleaves && !err; i++, node++) {
+		const struct leaf_plan *l = &p->leaves[i];
+		struct stalefs_extent *d;
+		u32 k;
+
+		keys[i] = firsts[i] = ei->i_ext[l->s].lblk;
+		if (!l->dirty)
+			continue;
+		node_init(inode, img, nodes[node], 0, l->e - l->s);
+		d = stalefs_eh_extents(stalefs_extblock_eh(img));
+		for (k = l->s; k < l->e; k++)
+			put_extent(&d[k - l->s], &ei->i_ext[k]);
+		stalefs_extblock_set_csum(sbi->csum_seed, img, sb->s_blocksize);
+		err = write_node(inode, nodes[node], img);
+	}
+	/* Index levels: each entry names its child's first block. */
+	for (lvl = 1; lvl < p->depth && !err; lvl++) {
+		u32 child0 = node - p->level_count[lvl - 1];
+		u32 cap = stalefs_extblock_max_entries(sb->s_blocksize);
+
+		for (i = 0; i < p->level_count[lvl] && !err; i++, node++) {
+			u32 s = i * cap, e = min(p->level_count[lvl - 1], s + cap), k;
+			struct stalefs_extent_idx *d;
+
+			node_init(inode, img, nodes[node], lvl, e - s);
+			d = stalefs_eh_index(stalefs_extblock_eh(img));
+			for (k = s; k < e; k++) {
+				d[k - s].ei_lblk = cpu_to_le32(firsts[k]);
+				d[k - s].ei_pblk = cpu_to_le64(nodes[child0 + k]);
+			}
+			stalefs_extblock_set_csum(sbi->csum_seed, img, sb->s_blocksize);
+			err = write_node(inode, nodes[node], img);
+			next[i] = firsts[s];
+		}
+		swap(firsts, next);
+	}
+	if (err)
+		return err;
+	memset(ei->i_data, 0, sizeof(ei->i_data));
+	root->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
+	root->eh_max = cpu_to_le16(STALEFS_ROOT_EXTENTS);
+	root->eh_depth = cpu_to_le16(p->depth);
+	c = p->level_count[p->depth - 1];
+	root->eh_entries = cpu_to_le16(c);
+	for (i = 0; i < c; i++) {
+		stalefs_eh_index(root)[i].ei_lblk = cpu_to_le32(firsts[i]);
+		stalefs_eh_index(root)[i].ei_pblk = cpu_to_le64(nodes[node - c + i]);
+	}
+	return 0;
+}
+
+/* Few enough extents for the inode itself: no node blocks at all. */
+static void save_in_root(struct inode *inode)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	struct stalefs_extent_header *root = (void *)ei->i_data;
+	u32 i;
+
+	for (i = 0; i < ei->i_nnodes; i++)
+		stalefs_free_blocks(inode, ei->i_nodes[i], 1, true);
+	kfree(ei->i_nodes);
+	ei->i_nodes = NULL;
+	ei->i_nnodes = 0;
+	kfree(ei->i_leaf_key);
+	ei->i_leaf_key = NULL;
+	ei->i_nleaves = 0;
+	memset(ei->i_data, 0, sizeof(ei->i_data));
+	root->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
+	root->eh_max = cpu_to_le16(STALEFS_ROOT_EXTENTS);
+	root->eh_entries = cpu_to_le16(ei->i_next);
+	for (i = 0; i < ei->i_next; i++)
+		put_extent(&stalefs_eh_extents(root)[i], &ei->i_ext[i]);
+}
+
+static int save_tree(struct inode *inode)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	u32 cap = stalefs_extblock_max_entries(inode->i_sb->s_blocksize);
+	struct save_plan p = { 0 };
+	struct tree_bufs b = { 0 };
+	u64 *nodes = NULL;
+	u32 *keys = NULL, i, total;
+	int err = -ENOMEM;
+
+	p.spare = kmalloc_array(max_t(u32, ei->i_nnodes, 1), sizeof(u64), GFP_NOFS);
+	if (!p.spare)
+		goto out;
+	for (i = 0; i < ei->i_nnodes; i++)
+		p.last_node = max(p.last_node, ei->i_nodes[i]);
+	if (ei->i_repack || !ei->i_nleaves)
+		err = plan_packed(ei, cap, &p);
+	else
+		err = plan_stable(ei, cap, &p);
+	if (!err && p.nleaves > 2 * DIV_ROUND_UP(ei->i_next, cap) + 1)
+		err = plan_packed(ei, cap, &p);	/* grown sparse */
+	if (!err)
+		err = plan_levels(&p, cap);
+	if (err == -EFBIG && !ei->i_repack && ei->i_nleaves) {
+		err = plan_packed(ei, cap, &p);	/* the minimal tree may still fit */
+		if (!err)
+			err = plan_levels(&p, cap);
+	}
+	if (err)
+		goto out;
+
+	err = -ENOMEM;
+	total = p.nleaves + p.nindex;
+	nodes = kmalloc_array(total, sizeof(u64), GFP_NOFS);
+	keys = kmalloc_array(p.nleaves, sizeof(u32), GFP_NOFS);
+	p.fresh = kmalloc_array(total, sizeof(u64), GFP_NOFS);
+	b.img = kmalloc(inode->i_sb->s_blocksize, GFP_NOFS);
+	b.firsts = kmalloc_array(p.nleaves, sizeof(u32), GFP_NOFS);
+	b.next = kmalloc_array(p.nleaves, sizeof(u32), GFP_NOFS);
+	if (!nodes || !keys || !p.fresh || !b.img || !b.firsts || !b.next)
+		goto out;
+	err = 0;
+	for (i = 0; i < total && !err; i++) {
+		if (i < p.nleaves && p.leaves[i].pblk) {
+			nodes[i] = p.leaves[i].pblk;
+			continue;
+		}
+		err = take_block(inode, &p, &nodes[i]);
+		if (!err && i < p.nleaves)
+			p.leaves[i].pblk = nodes[i];
+	}
+	if (err) {
+		for (i = 0; i < p.nfresh; i++)
+			stalefs_free_blocks(inode, p.fresh[i], 1, true);
+		goto out;
+	}
+
+	/* From here the new blocks are the inode's, whatever happens. */
+	for (i = p.spare_used; i < p.nspare; i++)
+		stalefs_free_blocks(inode, p.spare[i], 1, true);
+	kfree(ei->i_nodes);
+	ei->i_nodes = nodes;
+	ei->i_nnodes = total;
+	nodes = NULL;
+	err = write_tree(inode, &p, ei->i_nodes, keys, &b);
+	kfree(ei->i_leaf_key);
+	ei->i_leaf_key = keys;
+	ei->i_nleaves = p.nleaves;
+	keys = NULL;
+	/* A failed write leaves some leaves unwritten: the next save packs all. */
+	ei->i_repack = err != 0;
+out:
+	kfree(p.leaves);
+	kfree(p.spare);
+	kfree(p.fresh);
+	kfree(nodes);
+	kfree(keys);
+	kfree(b.img);
+	kfree(b.firsts);
+	kfree(b.next);
+	return err;
+}
+
+int stalefs_ext_save(struct inode *inode)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	int err = 0;
+
+	/* stale.c: the inode's STALE flag follows its extents (fsck's S5) */
+	stalefs_stale_sync_flag(inode);
+	if (ei->i_next <= STALEFS_ROOT_EXTENTS)
+		save_in_root(inode);
+	else
+		err = save_tree(inode);
+	if (!err) {
+		ei->i_dirty_lo = U64_MAX;
+		ei->i_dirty_hi = 0;
+	}
+	mark_inode_dirty(inode);
+	return err;
+}
