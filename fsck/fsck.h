@@ -170,6 +170,7 @@ u64 claim_blocks(struct fsck_ctx *ctx, u64 start, u64 len);
 bool block_claimed(struct fsck_ctx *ctx, u64 block);
 u32 dup_claims(struct fsck_ctx *ctx, u64 block);
 void dup_release(struct fsck_ctx *ctx, u64 block);
+void dup_reclaim(struct fsck_ctx *ctx, u64 block);
 struct dir_info *dir_add(struct fsck_ctx *ctx, u32 ino);
 struct dir_info *dir_find(struct fsck_ctx *ctx, u32 ino);
 void dblist_add(struct fsck_ctx *ctx, u32 ino, u32 lblk, u64 pblk);

@@ -323,6 +323,15 @@ u32 dup_claims(struct fsck_ctx *ctx, u64 block)
 	return e ? e->claims : 0;
 }
 
+/* A claim given up is taken back (a clone that could not be done). */
+void dup_reclaim(struct fsck_ctx *ctx, u64 block)
+{
+	struct dup_entry *e = dup_lookup(ctx, block, false);
+
+	if (e)
+		e->claims++;
+}
+
 /* One claimant gives a multiply-claimed block up. */
 void dup_release(struct fsck_ctx *ctx, u64 block)
 {

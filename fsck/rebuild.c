@@ -173,52 +173,70 @@ static void plan_add(struct fsck_ctx *ctx, struct clone_plan *cp, struct clone_p
 }
 
 /*
- * Copy the blocks of l that another inode also claims to new blocks.  Every
- * new block is allocated before anything is copied or any claim given up,
- * so a full filesystem fails the clone with nothing changed (and the caller
- * can clear the inode instead, as e2fsck does).
+ * Copy the blocks of l that another inode also claims to new blocks.  The
+ * claims are given up while planning (a block this file lists twice is then
+ * cloned once, as walking and releasing used to do), and every new block is
+ * allocated before anything is copied; if one cannot be, the claims are
+ * taken back and nothing has changed, so a full filesystem fails the clone
+ * cleanly (and the caller can clear the inode instead, as e2fsck does).
  */
 static errcode_t clone_shared(struct fsck_ctx *ctx, struct stalefs_extent_list *l)
 {
 	stalefs_fs *fs = ctx->fs;
-	struct clone_plan cp = { 0 };
+	struct clone_plan plan = { 0 }, cp = { 0 };
 	struct stalefs_extent_list out;
 	errcode_t err = 0;
 	u32 i, k;
 
-	for (i = 0; i < l->count && !err; i++) {
+	for (i = 0; i < l->count; i++) {
 		const struct stalefs_extent_info *e = &l->ext[i];
 
-		k = 0;
-		while (k < e->len && !err) {
+		for (k = 0; k < e->len;) {
 			bool shared = dup_claims(ctx, e->pblk + k) > 1;
-			u32 n = 1;
+			u32 n = 1, b;
 
 			while (k + n < e->len && (dup_claims(ctx, e->pblk + k + n) > 1) == shared)
 				n++;
-			while (n > 0 && !err) {
-				struct clone_piece piece = { .lblk = e->lblk + k, .len = n,
-							     .src = e->pblk + k, .flags = e->flags };
-				u32 got = n;
+			for (b = 0; shared && b < n; b++)
+				dup_release(ctx, e->pblk + k + b);
+			/* dst 1 marks "to copy" until a block is allocated */
+			plan_add(ctx, &plan, (struct clone_piece){ .lblk = e->lblk + k, .len = n,
+				 .src = e->pblk + k, .dst = shared, .flags = e->flags });
+			k += n;
+		}
+	}
+	for (i = 0; i < plan.n && !err; i++) {
+		struct clone_piece piece = plan.p[i];
 
-				if (shared)
-					err = stalefs_alloc_blocks(fs, piece.src, n, &piece.dst, &got);
-				if (err)
-					break;
-				piece.len = got;
-				plan_add(ctx, &cp, piece);
-				k += got;
-				n -= got;
-			}
+		if (!piece.dst) {
+			plan_add(ctx, &cp, piece);
+			continue;
+		}
+		for (k = 0; k < plan.p[i].len && !err;) {
+			u32 got;
+
+			err = stalefs_alloc_blocks(fs, plan.p[i].src + k, plan.p[i].len - k, &piece.dst, &got);
+			if (err)
+				break;
+			piece.lblk = plan.p[i].lblk + k;
+			piece.src = plan.p[i].src + k;
+			piece.len = got;
+			plan_add(ctx, &cp, piece);
+			k += got;
 		}
 	}
 	if (err) {
 		for (i = 0; i < cp.n; i++)
 			if (cp.p[i].dst)
 				stalefs_free_blocks(fs, cp.p[i].dst, cp.p[i].len);
+		for (i = 0; i < plan.n; i++)
+			for (k = 0; plan.p[i].dst && k < plan.p[i].len; k++)
+				dup_reclaim(ctx, plan.p[i].src + k);
+		free(plan.p);
 		free(cp.p);
 		return err;
 	}
+	free(plan.p);
 	memset(&out, 0, sizeof(out));
 	for (i = 0; i < cp.n && !err; i++) {
 		const struct clone_piece *c = &cp.p[i];
@@ -227,8 +245,6 @@ static errcode_t clone_shared(struct fsck_ctx *ctx, struct stalefs_extent_list *
 			err = stalefs_io_read(fs->io, c->src + k, 1, ctx->buf);
 			if (!err)
 				err = stalefs_io_write(fs->io, c->dst + k, 1, ctx->buf);
-			if (!err)
-				dup_release(ctx, c->src + k);
 		}
 		stalefs_extent_list_append(&out, c->lblk, c->len, c->dst ? c->dst : c->src, c->flags);
 	}
