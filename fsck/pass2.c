@@ -66,6 +66,7 @@ struct block_state {
 	u32 dir, lblk;
 	bool dirty;
 	bool dotdot_made;	/* '..' was carved out of '.': it needs no check */
+	bool dotdot_wanted;	/* a missing '..' is to be made, once there is room */
 };
 
 static void entry_ctx(struct block_state *b, const struct stalefs_dir_entry *de, struct problem_ctx *p)
@@ -136,8 +137,10 @@ static struct stalefs_dir_entry *check_dotdot(struct block_state *b, struct stal
 		}
 		return de;
 	}
-	if (!fix_problem(b->ctx, PR_2_MISSING_DOTDOT, &p))
+	/* Asked once: a retry after the rest of the block is salvaged does not ask again. */
+	if (!b->dotdot_wanted && !fix_problem(b->ctx, PR_2_MISSING_DOTDOT, &p))
 		return de;
+	b->dotdot_wanted = true;
 	if (le16_to_cpu(dot->rec_len) >= STALEFS_DIR_REC_LEN(1) + STALEFS_DIR_REC_LEN(2)) {
 		u32 rest = le16_to_cpu(dot->rec_len) - STALEFS_DIR_REC_LEN(1);
 
@@ -158,6 +161,7 @@ static struct stalefs_dir_entry *check_dotdot(struct block_state *b, struct stal
 	de->name[0] = '.';
 	de->name[1] = '.';
 	b->dirty = true;
+	b->dotdot_wanted = false;
 	if (di)
 		di->dotdot = STALEFS_ROOT_INO;
 	return de;
@@ -308,7 +312,7 @@ static void check_header(struct block_state *b, bool *usable, bool *fresh)
 
 static void check_block(struct fsck_ctx *ctx, u8 *buf, const struct dir_block *dbe)
 {
-	struct block_state b = { ctx, buf, dbe->pblk, dbe->ino, dbe->lblk, false, false };
+	struct block_state b = { ctx, buf, dbe->pblk, dbe->ino, dbe->lblk, false, false, false };
 	u32 bs = ctx->fs->block_size, off = sizeof(struct stalefs_dir_block), prev = 0, index = 0;
 	struct stalefs_dir_entry *dot = NULL;
 	bool usable, fresh, seen_dotdot = false;
@@ -382,9 +386,16 @@ static void check_block(struct fsck_ctx *ctx, u8 *buf, const struct dir_block *d
 		off += le16_to_cpu(de->rec_len);
 		index++;
 	}
-	/* The chain was cut before '..' (salvaged): make it from the room after '.'. */
-	if (b.lblk == 0 && dot && !fresh && !seen_dotdot && !b.dotdot_made)
-		check_dotdot(&b, dot, NULL);
+	/*
+	 * The chain was cut before '..' (salvaged), or the second entry had no
+	 * room for it until the salvage gave it the rest of the block: make it
+	 * from the room after '.', or in the entry that follows '.'.
+	 */
+	if (b.lblk == 0 && dot && !fresh && !b.dotdot_made && (!seen_dotdot || b.dotdot_wanted)) {
+		u32 next = (u32)((u8 *)dot - buf) + le16_to_cpu(dot->rec_len);
+
+		check_dotdot(&b, dot, next + 8 <= bs ? (void *)(buf + next) : NULL);
+	}
 	if (!b.dirty && stalefs_verify_dirblock_csum(ctx->fs->seed, buf, bs)) {
 		memset(&p, 0, sizeof(p));
 		p.ino = b.dir;
