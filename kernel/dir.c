@@ -101,6 +101,31 @@ struct buffer_head *stalefs_dir_bread(struct inode *dir, u32 lblk, int *err)
 	return bh;
 }
 
+/*
+ * Start reading directory blocks [lblk, lblk+n) that are not cached: a cold
+ * walk of a big directory (readdir, building its index) would otherwise wait
+ * on each block in turn.
+ */
+void stalefs_dir_readahead(struct inode *dir, u32 lblk, u32 n)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(dir);
+	u32 end = min(dir_blocks(dir), lblk + n);
+	struct blk_plug plug;
+
+	blk_start_plug(&plug);
+	down_read(&ei->i_map_sem);
+	while (lblk < end) {
+		struct stalefs_ext ex;
+
+		if (!stalefs_ext_lookup(dir, lblk, &ex) || ex.flags)
+			break;	/* dir_bread reports it when the walk gets there */
+		for (; lblk < end && lblk < (u64)ex.lblk + ex.len; lblk++)
+			sb_breadahead(dir->i_sb, ex.pblk + (lblk - ex.lblk));
+	}
+	up_read(&ei->i_map_sem);
+	blk_finish_plug(&plug);
+}
+
 /* Entries were checked by the verifier; walking is bounded by rec_len > 0. */
 #define for_each_de(bh, bs, de, off) \
 	for ((off) = sizeof(struct stalefs_dir_block); \
@@ -407,8 +432,11 @@ static int stalefs_readdir(struct file *file, struct dir_context *ctx)
 		return 0;
 	for (lblk = ctx->pos >> bits; lblk < n; lblk++) {
 		u32 start = lblk == (ctx->pos >> bits) ? ctx->pos & (bs - 1) : 0;
-		struct buffer_head *bh = stalefs_dir_bread(dir, lblk, &err);
+		struct buffer_head *bh;
 
+		if (lblk == ctx->pos >> bits || lblk % STALEFS_DIR_READAHEAD == 0)
+			stalefs_dir_readahead(dir, lblk, STALEFS_DIR_READAHEAD);
+		bh = stalefs_dir_bread(dir, lblk, &err);
 		if (!bh)
 			return err;
 		for_each_de(bh, bs, de, off) {

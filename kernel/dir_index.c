@@ -204,8 +204,11 @@ struct stalefs_dx *stalefs_dx_get(struct inode *dir, u32 nblocks)
 	dx->free_head = DX_NONE;
 	err = dx_grow_buckets(dx);
 	for (lblk = 0; lblk < nblocks && !err; lblk++) {
-		struct buffer_head *bh = stalefs_dir_bread(dir, lblk, &err);
+		struct buffer_head *bh;
 
+		if (lblk % STALEFS_DIR_READAHEAD == 0)
+			stalefs_dir_readahead(dir, lblk, STALEFS_DIR_READAHEAD);
+		bh = stalefs_dir_bread(dir, lblk, &err);
 		if (!bh)
 			break;
 		err = dx_index_block(dx, dir, bh, lblk);

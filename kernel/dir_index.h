@@ -20,6 +20,8 @@ void stalefs_dx_update(struct inode *dir, struct buffer_head *bh, u32 lblk,
 void stalefs_dx_drop(struct inode *dir);
 
 /* dir.c, for the index */
+#define STALEFS_DIR_READAHEAD 16	/* blocks a cold directory walk reads ahead */
+void stalefs_dir_readahead(struct inode *dir, u32 lblk, u32 n);
 struct buffer_head *stalefs_dir_bread(struct inode *dir, u32 lblk, int *err);
 int stalefs_dir_find_in(struct inode *dir, u32 lblk, const struct qstr *name,
 			struct stalefs_dir_pos *pos);

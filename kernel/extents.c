@@ -40,6 +40,13 @@ static void ext_touch(struct stalefs_inode_info *ei, u64 lblk)
 		ei->i_dirty_hi = lblk;
 }
 
+/* i_nstale counts the STALE extents, so no save has to scan for one. */
+static void ext_count(struct stalefs_inode_info *ei, u16 flags, int delta)
+{
+	if (flags & STALEFS_EXT_STALE)
+		ei->i_nstale += delta;
+}
+
 static int ext_reserve(struct stalefs_inode_info *ei, u32 need)
 {
 	struct stalefs_ext *n;
@@ -82,6 +89,7 @@ void stalefs_ext_init_empty(struct inode *inode)
 	eh->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
 	eh->eh_max = cpu_to_le16(STALEFS_ROOT_EXTENTS);
 	ei->i_next = 0;
+	ei->i_nstale = 0;
 	ei->i_dirty_lo = U64_MAX;
 	ei->i_dirty_hi = 0;
 	ei->i_repack = true;
@@ -94,6 +102,7 @@ void stalefs_ext_release(struct inode *inode)
 	kvfree(ei->i_ext);
 	ei->i_ext = NULL;
 	ei->i_next = ei->i_ext_cap = 0;
+	ei->i_nstale = 0;
 	kfree(ei->i_nodes);
 	ei->i_nodes = NULL;
 	ei->i_nnodes = 0;
@@ -233,6 +242,7 @@ static int walk_node(struct ext_walk *w, const struct stalefs_extent_header *eh,
 			return -EUCLEAN;
 		}
 		w->prev_end = (u64)m->lblk + m->len;
+		ext_count(ei, m->flags, 1);
 		ei->i_next++;
 	}
 	return 0;
@@ -361,6 +371,7 @@ static void ext_merge_around(struct stalefs_inode_info *ei, u32 from, u32 to)
 		if (ext_mergeable(&ei->i_ext[i], &ei->i_ext[i + 1])) {
 			ext_touch(ei, ei->i_ext[i].lblk);
 			ext_touch(ei, ei->i_ext[i + 1].lblk);
+			ext_count(ei, ei->i_ext[i + 1].flags, -1);
 			ei->i_ext[i].len += ei->i_ext[i + 1].len;
 			memmove(&ei->i_ext[i + 1], &ei->i_ext[i + 2],
 				(ei->i_next - i - 2) * sizeof(ei->i_ext[0]));
@@ -394,6 +405,7 @@ static int ext_split_at(struct stalefs_inode_info *ei, u64 x)
 	d = (u32)(x - e->lblk);
 	memmove(&ei->i_ext[i + 1], &ei->i_ext[i], (ei->i_next - i) * sizeof(*e));
 	ei->i_next++;
+	ext_count(ei, e->flags, 1);
 	e->len = d;
 	e[1].lblk += d;
 	e[1].pblk += d;
@@ -416,6 +428,7 @@ int stalefs_ext_insert(struct inode *inode, const struct stalefs_ext *ex)
 	ext_touch(ei, ex->lblk);
 	memmove(&ei->i_ext[i + 1], &ei->i_ext[i], (ei->i_next - i) * sizeof(*ex));
 	ei->i_ext[i] = *ex;
+	ext_count(ei, ex->flags, 1);
 	ei->i_next++;
 	ext_merge_around(ei, i, i + 1);
 	ei->i_map_seq++;
@@ -439,6 +452,8 @@ int stalefs_ext_convert(struct inode *inode, u32 lblk, u32 len, u16 from, u16 to
 	for (; i < ei->i_next && ei->i_ext[i].lblk < end; i++) {
 		if (ei->i_ext[i].flags == from) {
 			ext_touch(ei, ei->i_ext[i].lblk);
+			ext_count(ei, from, -1);
+			ext_count(ei, to, 1);
 			ei->i_ext[i].flags = to;
 		}
 	}
@@ -467,6 +482,7 @@ int stalefs_ext_remove(struct inode *inode, u32 lblk, u64 len)
 		/* Directory and symlink blocks live in the buffer cache: forget them. */
 		stalefs_free_blocks(inode, ei->i_ext[j].pblk, ei->i_ext[j].len,
 				    !S_ISREG(inode->i_mode));
+		ext_count(ei, ei->i_ext[j].flags, -1);
 		j++;
 	}
 	if (j == i)

@@ -132,12 +132,10 @@ static bool confined(struct inode *inode)
 static bool holds_stale(struct inode *inode)
 {
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
-	bool any = false;
-	u32 i;
+	bool any;
 
 	down_read(&ei->i_map_sem);
-	for (i = 0; i < ei->i_next && !any; i++)
-		any = ei->i_ext[i].flags & STALEFS_EXT_STALE;
+	any = ei->i_nstale > 0;
 	up_read(&ei->i_map_sem);
 	return any;
 }
@@ -145,14 +143,10 @@ static bool holds_stale(struct inode *inode)
 void stalefs_stale_sync_flag(struct inode *inode)
 {
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
-	bool any = false;
-	u32 i;
 
 	if (!S_ISREG(inode->i_mode))
 		return;
-	for (i = 0; i < ei->i_next && !any; i++)
-		any = ei->i_ext[i].flags & STALEFS_EXT_STALE;
-	if (any)
+	if (ei->i_nstale)
 		ei->i_dflags |= STALEFS_INODE_STALE_FL;
 	else
 		ei->i_dflags &= ~STALEFS_INODE_STALE_FL;

@@ -79,6 +79,7 @@ struct stalefs_inode_info {
 	struct stalefs_ext *i_ext;	/* sorted by lblk, non-overlapping */
 	u32 i_next;
 	u32 i_ext_cap;
+	u32 i_nstale;			/* extents flagged STALE */
 	/* Starts (lblk) of the extents edited since the last save: [lo, hi]. */
 	u64 i_dirty_lo, i_dirty_hi;
 	bool i_repack;			/* next save packs every leaf afresh */

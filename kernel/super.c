@@ -120,6 +120,7 @@ static struct inode *stalefs_alloc_inode(struct super_block *sb)
 	ei->i_map_seq = 0;
 	ei->i_ext = NULL;
 	ei->i_next = ei->i_ext_cap = 0;
+	ei->i_nstale = 0;
 	ei->i_dirty_lo = 0;
 	ei->i_dirty_hi = U64_MAX;
 	ei->i_repack = true;

@@ -10,3 +10,6 @@ $(DIRBENCH): $(BUILD)/bench/vm/dirbench.o
 BENCH_TARGETS += bench-vm
 bench-vm: kernel programs
 	bench/vm/run.sh
+
+# A/B of two module builds (bench/vm/ab-run.sh OLD.ko NEW.ko): by hand, not
+# part of make bench; it needs dirbench and mkfs from `make programs`.
