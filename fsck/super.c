@@ -402,11 +402,15 @@ static long live_inode_past_mark(struct fsck_ctx *ctx, u32 group, u32 mark)
 
 			memcpy(&inode, buf + (size_t)s * STALEFS_INODE_SIZE, sizeof(inode));
 			if (!le16_to_cpu(inode.i_mode) || !le16_to_cpu(inode.i_links_count) ||
-			    le64_to_cpu(inode.i_dtime) || stalefs_verify_inode_csum(fs->seed, ino, &inode) ||
+			    le64_to_cpu(inode.i_dtime) ||
 			    le64_to_cpu(inode.i_crtime) < le64_to_cpu(fs->sb.s_mkfs_time))
 				continue;
-			last = (long)(b * ipb + s);
+			/* One that looks allocated keeps the walk going even if its
+			 * checksum fails (pass 1 judges it); only a sound one moves the
+			 * mark.  Stopping at it once left a sound inode behind it unseen. */
 			found = true;
+			if (!stalefs_verify_inode_csum(fs->seed, ino, &inode))
+				last = (long)(b * ipb + s);
 		}
 		if (!found)
 			break;
