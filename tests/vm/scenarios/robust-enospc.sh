@@ -23,6 +23,7 @@ bs=${ENOSPC_BLOCK_SIZE:-1024}	# the soak runs the other sizes
 
 note "blocks: $bs-byte blocks, 2 MiB, no reserved blocks; $rounds rounds"
 "$MKFS_STALEFS" -q -F -b "$bs" -m 0 "$dev" 2M
+rm -f "$manifest"	# a fresh filesystem: nothing was promised on it yet (the soak runs this twice)
 for ((free = 0; free < rounds; free++)); do
 	mount -t stalefs "$dev" $mnt
 	rc=0
