@@ -395,27 +395,14 @@ int stalefs_dir_is_empty(struct inode *dir)
 	return 1;
 }
 
-/* The '..' entry: second entry of block 0. */
+/* The '..' entry (the second of block 0). */
 int stalefs_dir_dotdot(struct inode *dir, struct stalefs_dir_pos *pos)
 {
-	u32 bs = dir->i_sb->s_blocksize, off;
-	struct stalefs_dir_entry *de, *prev = NULL;
-	struct buffer_head *bh;
-	int err;
+	static const struct qstr dotdot = QSTR_INIT("..", 2);
+	int err = stalefs_dir_find_in(dir, 0, &dotdot, pos);
 
-	bh = stalefs_dir_bread(dir, 0, &err);
-	if (!bh)
+	if (err != -ENOENT)
 		return err;
-	for_each_de(bh, bs, de, off) {
-		if (name_is(de, "..", 2)) {
-			pos->bh = bh;
-			pos->de = de;
-			pos->prev = prev;
-			return 0;
-		}
-		prev = de;
-	}
-	brelse(bh);
 	stalefs_error(dir->i_sb, dir->i_ino, 0, "directory has no '..' entry");
 	return -EUCLEAN;
 }

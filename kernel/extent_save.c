@@ -312,12 +312,7 @@ static void save_in_root(struct inode *inode)
 
 	for (i = 0; i < ei->i_nnodes; i++)
 		stalefs_free_blocks(inode, ei->i_nodes[i], 1, true);
-	kfree(ei->i_nodes);
-	ei->i_nodes = NULL;
-	ei->i_nnodes = 0;
-	kfree(ei->i_leaf_key);
-	ei->i_leaf_key = NULL;
-	ei->i_nleaves = 0;
+	stalefs_ext_forget_nodes(ei);
 	memset(ei->i_data, 0, sizeof(ei->i_data));
 	root->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
 	root->eh_max = cpu_to_le16(STALEFS_ROOT_EXTENTS);

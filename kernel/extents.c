@@ -103,6 +103,12 @@ void stalefs_ext_release(struct inode *inode)
 	ei->i_ext = NULL;
 	ei->i_next = ei->i_ext_cap = 0;
 	ei->i_nstale = 0;
+	stalefs_ext_forget_nodes(ei);
+}
+
+/* The node list and leaf keys go (the blocks themselves are the caller's business). */
+void stalefs_ext_forget_nodes(struct stalefs_inode_info *ei)
+{
 	kfree(ei->i_nodes);
 	ei->i_nodes = NULL;
 	ei->i_nnodes = 0;

@@ -153,6 +153,7 @@ u32 stalefs_count_free_inodes(struct super_block *sb);
 int stalefs_ext_load(struct inode *inode);
 void stalefs_ext_init_empty(struct inode *inode);
 void stalefs_ext_release(struct inode *inode);
+void stalefs_ext_forget_nodes(struct stalefs_inode_info *ei);
 /* Lookup: 1 and *ex = extent holding lblk, or 0 and ex->len = hole length (0: to the end). */
 int stalefs_ext_lookup(struct inode *inode, u32 lblk, struct stalefs_ext *ex);
 int stalefs_ext_insert(struct inode *inode, const struct stalefs_ext *ex);

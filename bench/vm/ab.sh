@@ -58,6 +58,6 @@ for ((round = 1; round <= ${ROUNDS:-3}; round++)); do
 			rm -f $mnt/f
 		done
 		umount $mnt
-		[[ $c == old || $c == new ]] && fsck_clean "$dev" >/dev/null
+		if [[ $c == old || $c == new ]]; then fsck_clean "$dev" >/dev/null; fi
 	done
 done
