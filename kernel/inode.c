@@ -224,6 +224,7 @@ static int fill_raw(struct inode *inode, bool sync)
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
 	struct stalefs_inode *raw;
 	struct buffer_head *bh;
+	u8 root[sizeof(raw->i_block)];
 	u32 offset;
 	int err = 0;
 
@@ -231,6 +232,18 @@ static int fill_raw(struct inode *inode, bool sync)
 	if (!bh)
 		return err;
 	raw = (void *)(bh->b_data + offset);
+	/*
+	 * The extent root changes under i_map_sem: copy a consistent one before
+	 * the table buffer is locked, never while holding that lock.  Waiting
+	 * for i_map_sem with the buffer locked deadlocked: a writer holding
+	 * i_map_sem waited for the allocator's lock, whose holder waited for
+	 * this buffer (stalefs_new_ino), found by kernel-crash.
+	 */
+	if (has_extents(inode) || S_ISLNK(inode->i_mode)) {
+		down_read(&ei->i_map_sem);
+		memcpy(root, ei->i_data, sizeof(root));
+		up_read(&ei->i_map_sem);
+	}
 	lock_buffer(bh);
 	memset(raw, 0, sizeof(*raw));
 	raw->i_mode = cpu_to_le16(inode->i_mode);
@@ -249,12 +262,8 @@ static int fill_raw(struct inode *inode, bool sync)
 	if (S_ISCHR(inode->i_mode) || S_ISBLK(inode->i_mode))
 		raw->i_rdev = cpu_to_le32(new_encode_dev(inode->i_rdev));
 	raw->i_ino = cpu_to_le32(inode->i_ino);
-	if (has_extents(inode) || S_ISLNK(inode->i_mode)) {
-		/* The root changes under i_map_sem; copy a consistent one. */
-		down_read(&ei->i_map_sem);
-		memcpy(raw->i_block, ei->i_data, sizeof(raw->i_block));
-		up_read(&ei->i_map_sem);
-	}
+	if (has_extents(inode) || S_ISLNK(inode->i_mode))
+		memcpy(raw->i_block, root, sizeof(raw->i_block));
 	stalefs_inode_set_csum(STALEFS_SB(sb)->csum_seed, inode->i_ino, raw);
 	unlock_buffer(bh);
 	mark_buffer_dirty(bh);
