@@ -8,7 +8,7 @@
  *
  * The index is built from the blocks on the first lookup or add in a
  * directory of at least DX_MIN_BLOCKS blocks, kept exact by every change
- * (dir.c calls dx_add/dx_remove/dx_block_room), and dropped at eviction.
+ * (dir.c calls stalefs_dx_update after each edit), and dropped at eviction.
  * It must be exact, since a lookup trusts it to say a name is absent: any
  * failure to maintain it (memory) drops it, and the linear walk takes over.
  *
@@ -162,27 +162,36 @@ static int dx_set_room(struct stalefs_dx *dx, u32 lblk, u32 room)
 	return 0;
 }
 
+/* The largest record a new entry could take in this directory block. */
+static u32 block_room(struct inode *dir, struct buffer_head *bh)
+{
+	u32 bs = dir->i_sb->s_blocksize, off, room = 0;
+	struct stalefs_dir_entry *de;
+
+	for (off = sizeof(struct stalefs_dir_block); off < bs; off += le16_to_cpu(de->rec_len)) {
+		de = (void *)(bh->b_data + off);
+		room = max_t(u32, room, le16_to_cpu(de->rec_len) -
+			     (de->inode ? STALEFS_DIR_REC_LEN(de->name_len) : 0));
+	}
+	return room;
+}
+
 /* Index what one block holds (at build). */
 static int dx_index_block(struct stalefs_dx *dx, struct inode *dir, struct buffer_head *bh, u32 lblk)
 {
-	u32 bs = dir->i_sb->s_blocksize, off, room = 0;
+	u32 bs = dir->i_sb->s_blocksize, off;
 	struct stalefs_dir_entry *de;
 	int err;
 
 	for (off = sizeof(struct stalefs_dir_block); off < bs; off += le16_to_cpu(de->rec_len)) {
-		u32 rec, used;
-
 		de = (void *)(bh->b_data + off);
-		rec = le16_to_cpu(de->rec_len);
-		used = de->inode ? STALEFS_DIR_REC_LEN(de->name_len) : 0;
-		room = max(room, rec - used);
 		if (de->inode) {
 			err = dx_insert(dx, stalefs_dx_hash(de->name, de->name_len), lblk);
 			if (err)
 				return err;
 		}
 	}
-	return dx_set_room(dx, lblk, room);
+	return dx_set_room(dx, lblk, block_room(dir, bh));
 }
 
 struct stalefs_dx *stalefs_dx_get(struct inode *dir, u32 nblocks)
@@ -263,18 +272,11 @@ void stalefs_dx_update(struct inode *dir, struct buffer_head *bh, u32 lblk,
 {
 	struct stalefs_inode_info *ei = STALEFS_I(dir);
 	struct stalefs_dx *dx = ei->i_dx;
-	u32 bs = dir->i_sb->s_blocksize, off, room = 0;
-	struct stalefs_dir_entry *de;
-	int err = 0;
+	int err;
 
 	if (!dx)
 		return;
-	for (off = sizeof(struct stalefs_dir_block); off < bs; off += le16_to_cpu(de->rec_len)) {
-		de = (void *)(bh->b_data + off);
-		room = max_t(u32, room, le16_to_cpu(de->rec_len) -
-			     (de->inode ? STALEFS_DIR_REC_LEN(de->name_len) : 0));
-	}
-	err = dx_set_room(dx, lblk, room);
+	err = dx_set_room(dx, lblk, block_room(dir, bh));
 	if (!err && name) {
 		u32 hash = stalefs_dx_hash(name, len);
 
