@@ -10,6 +10,10 @@ MKFS_STALEFS=$STALEFS_BUILD/mkfs.stalefs
 FSCK_STALEFS=$STALEFS_BUILD/fsck.stalefs
 DEBUGFS_STALEFS=$STALEFS_BUILD/debugfs.stalefs
 
+# What counts as a kernel splat in dmesg (the runner's own copy is in
+# guest-runner.sh); scenarios that scan after every image or round use it.
+splat_re='(^|[^[:alnum:]_])(BUG|WARNING|Oops|KASAN|UBSAN)([^[:alnum:]_]|$)|general protection|kernel BUG|hung task|blocked for more than|Call Trace'
+
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1

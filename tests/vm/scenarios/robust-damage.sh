@@ -23,7 +23,6 @@ walk=$STALEFS_BUILD/walk-fs
 [[ -x $walk ]] || fail "$walk is missing (run make first)"
 mnt=/mnt/d
 mkdir -p $mnt
-splat_re='(^|[^[:alnum:]_])(BUG|WARNING|Oops|KASAN|UBSAN)([^[:alnum:]_]|$)|general protection|kernel BUG|hung task|blocked for more than|Call Trace'
 
 # The base images: made by make on the host (tests/robust/build.mk), where
 # a process costs far less than under TCG; made here when run by hand.

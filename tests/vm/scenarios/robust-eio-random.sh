@@ -27,7 +27,6 @@ dm=/dev/mapper/stalefs-eio
 mnt=/mnt/r
 mkdir -p $mnt
 need_module dm-mod
-splat_re='(^|[^[:alnum:]_])(BUG|WARNING|Oops|KASAN|UBSAN)([^[:alnum:]_]|$)|general protection|kernel BUG|hung task|blocked for more than|Call Trace'
 declare -A base
 for bs in 1024 4096; do
 	base[$bs]=$STALEFS_BUILD/robust/base-$bs.img
