@@ -73,7 +73,8 @@ static int collect_cb(stalefs_fs *fs, const struct stalefs_dirent_info *de, void
 	struct dir_batch *b = priv;
 
 	(void)fs;
-	if (!de->ino || (de->name_len == 1 && de->name[0] == '.') ||
+	/* An empty name (damage, already reported by the walk) has no path to give. */
+	if (!de->ino || !de->name_len || (de->name_len == 1 && de->name[0] == '.') ||
 	    (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.'))
 		return 0;
 	if (b->n == b->cap) {
