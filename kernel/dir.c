@@ -447,5 +447,5 @@ const struct file_operations stalefs_dir_operations = {
 	.llseek		= generic_file_llseek,
 	.read		= generic_read_dir,
 	.iterate_shared	= stalefs_readdir,
-	.fsync		= generic_file_fsync,
+	.fsync		= stalefs_fsync,
 };

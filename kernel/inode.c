@@ -217,34 +217,12 @@ static void put_time(__le64 *sec, __le32 *nsec, const struct timespec64 *ts)
 	*nsec = cpu_to_le32(ts->tv_nsec);
 }
 
-/* Copy the in-memory inode into its table slot, checksummed. */
-static int fill_raw(struct inode *inode, bool sync)
+/* The in-memory inode as its table slot holds it, checksummed. */
+static void build_raw(struct inode *inode, struct stalefs_inode *raw, const u8 *root)
 {
 	struct super_block *sb = inode->i_sb;
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
-	struct stalefs_inode *raw;
-	struct buffer_head *bh;
-	u8 root[sizeof(raw->i_block)];
-	u32 offset;
-	int err = 0;
 
-	bh = inode_block(sb, inode->i_ino, &offset, &err);
-	if (!bh)
-		return err;
-	raw = (void *)(bh->b_data + offset);
-	/*
-	 * The extent root changes under i_map_sem: copy a consistent one before
-	 * the table buffer is locked, never while holding that lock.  Waiting
-	 * for i_map_sem with the buffer locked deadlocked: a writer holding
-	 * i_map_sem waited for the allocator's lock, whose holder waited for
-	 * this buffer (stalefs_new_ino), found by kernel-crash.
-	 */
-	if (has_extents(inode) || S_ISLNK(inode->i_mode)) {
-		down_read(&ei->i_map_sem);
-		memcpy(root, ei->i_data, sizeof(root));
-		up_read(&ei->i_map_sem);
-	}
-	lock_buffer(bh);
 	memset(raw, 0, sizeof(*raw));
 	raw->i_mode = cpu_to_le16(inode->i_mode);
 	raw->i_links_count = cpu_to_le16(inode->i_nlink);
@@ -262,17 +240,105 @@ static int fill_raw(struct inode *inode, bool sync)
 	if (S_ISCHR(inode->i_mode) || S_ISBLK(inode->i_mode))
 		raw->i_rdev = cpu_to_le32(new_encode_dev(inode->i_rdev));
 	raw->i_ino = cpu_to_le32(inode->i_ino);
-	if (has_extents(inode) || S_ISLNK(inode->i_mode))
+	if (root)
 		memcpy(raw->i_block, root, sizeof(raw->i_block));
 	stalefs_inode_set_csum(STALEFS_SB(sb)->csum_seed, inode->i_ino, raw);
+}
+
+/*
+ * Copy the in-memory inode into its table slot and return the table block
+ * (referenced), or NULL with *err set.  *dirtied says whether the slot
+ * changed: a slot whose bytes are already there in a clean, up-to-date
+ * buffer is on the device (written, or read from it), and needs no write.
+ */
+static struct buffer_head *copy_to_table(struct inode *inode, bool *dirtied, int *err)
+{
+	struct super_block *sb = inode->i_sb;
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	struct stalefs_inode tmp, *raw;
+	struct buffer_head *bh;
+	u8 root[sizeof(tmp.i_block)];
+	bool has_root = has_extents(inode) || S_ISLNK(inode->i_mode);
+	u32 offset;
+
+	*err = 0;
+	bh = inode_block(sb, inode->i_ino, &offset, err);
+	if (!bh)
+		return NULL;
+	raw = (void *)(bh->b_data + offset);
+	/*
+	 * The extent root changes under i_map_sem: copy a consistent one before
+	 * the table buffer is locked, never while holding that lock.  Waiting
+	 * for i_map_sem with the buffer locked deadlocked: a writer holding
+	 * i_map_sem waited for the allocator's lock, whose holder waited for
+	 * this buffer (stalefs_new_ino), found by kernel-crash.
+	 */
+	if (has_root) {
+		down_read(&ei->i_map_sem);
+		memcpy(root, ei->i_data, sizeof(root));
+		up_read(&ei->i_map_sem);
+	}
+	build_raw(inode, &tmp, has_root ? root : NULL);
+	/* Holding the lock, a write of this buffer has completed. */
+	lock_buffer(bh);
+	*dirtied = !buffer_uptodate(bh) || buffer_dirty(bh) || memcmp(raw, &tmp, sizeof(tmp));
+	if (*dirtied) {
+		memcpy(raw, &tmp, sizeof(tmp));
+		/* Dirty before the lock goes, so "clean" above never means "not yet marked". */
+		mark_buffer_dirty(bh);
+	}
 	unlock_buffer(bh);
-	mark_buffer_dirty(bh);
-	if (sync) {
+	return bh;
+}
+
+static int fill_raw(struct inode *inode, bool sync)
+{
+	struct buffer_head *bh;
+	bool dirtied;
+	int err;
+
+	bh = copy_to_table(inode, &dirtied, &err);
+	if (!bh)
+		return err;
+	if (sync && dirtied) {
 		sync_dirty_buffer(bh);
 		if (buffer_req(bh) && !buffer_uptodate(bh))
 			err = -EIO;
 	}
 	brelse(bh);
+	return err;
+}
+
+/*
+ * fsync's metadata: the inode's table block and its tree and directory
+ * buffers go out together, one round trip instead of the two that
+ * sync_mapping_buffers followed by sync_inode_metadata take.  The write
+ * sync_inode_metadata then asks for finds the slot on the device already.
+ */
+int stalefs_sync_metadata(struct inode *inode, int datasync)
+{
+	bool want = (inode->i_state & I_DIRTY_ALL) &&
+		    !(datasync && !(inode->i_state & I_DIRTY_DATASYNC));
+	struct buffer_head *bh = NULL;
+	bool dirtied;
+	int err = 0, err2;
+
+	if (want) {
+		bh = copy_to_table(inode, &dirtied, &err);
+		if (bh)
+			write_dirty_buffer(bh, REQ_SYNC);
+	}
+	err2 = sync_mapping_buffers(inode->i_mapping);
+	if (bh) {
+		wait_on_buffer(bh);
+		if (!buffer_uptodate(bh))
+			err = -EIO;
+		brelse(bh);
+	}
+	if (!err)
+		err = err2;
+	if (want && !err)
+		err = sync_inode_metadata(inode, 1);
 	return err;
 }
 

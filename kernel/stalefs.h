@@ -180,6 +180,8 @@ int stalefs_fileattr_get(struct dentry *dentry, struct fileattr *fa);
 int stalefs_fileattr_set(struct user_namespace *mnt_userns, struct dentry *dentry,
 			 struct fileattr *fa);
 int stalefs_sync_inode(struct inode *inode);
+int stalefs_sync_metadata(struct inode *inode, int datasync);
+int stalefs_fsync(struct file *file, loff_t start, loff_t end, int datasync);
 int stalefs_update_inode(struct inode *inode);
 
 /* iomap.c */
