@@ -27,7 +27,7 @@ for tool in "$DEBUGFS" "$MKFS" mke2fs debugfs python3 /usr/bin/time; do
 done
 mkdir -p "$BENCH_OUT"
 work=$(mktemp -d "$BENCH_TMP/stalefs-debugfs-bench.XXXXXX")
-trap 'umount "$work/mnt" 2>/dev/null; rm -rf "$work"' EXIT
+trap 'umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
 raw=$BENCH_OUT/debugfs.jsonl
 : >"$raw"
 load=$(cut -d' ' -f1-3 /proc/loadavg)
