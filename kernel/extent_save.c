@@ -419,6 +419,7 @@ int stalefs_ext_save(struct inode *inode)
 		ei->i_dirty_lo = U64_MAX;
 		ei->i_dirty_hi = 0;
 	}
+	WRITE_ONCE(ei->i_root_gen, ei->i_root_gen + 1);	/* inode.c copy_to_table */
 	mark_inode_dirty(inode);
 	return err;
 }

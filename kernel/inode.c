@@ -259,6 +259,7 @@ static struct buffer_head *copy_to_table(struct inode *inode, bool *dirtied, int
 	struct buffer_head *bh;
 	u8 root[sizeof(tmp.i_block)];
 	bool has_root = has_extents(inode) || S_ISLNK(inode->i_mode);
+	u64 gen = 0;
 	u32 offset;
 
 	*err = 0;
@@ -273,14 +274,26 @@ static struct buffer_head *copy_to_table(struct inode *inode, bool *dirtied, int
 	 * i_map_sem waited for the allocator's lock, whose holder waited for
 	 * this buffer (stalefs_new_ino), found by kernel-crash.
 	 */
+again:
 	if (has_root) {
 		down_read(&ei->i_map_sem);
 		memcpy(root, ei->i_data, sizeof(root));
+		gen = ei->i_root_gen;
 		up_read(&ei->i_map_sem);
 	}
-	build_raw(inode, &tmp, has_root ? root : NULL);
 	/* Holding the lock, a write of this buffer has completed. */
 	lock_buffer(bh);
+	/*
+	 * A save between the copy and the lock (a conversion, say) may already
+	 * have put its newer root in the slot: writing this older one over it
+	 * would leave the slot behind the tree until the next writeback, and a
+	 * syncfs in between would not carry the conversion (robust-powercut).
+	 */
+	if (has_root && READ_ONCE(ei->i_root_gen) != gen) {
+		unlock_buffer(bh);
+		goto again;
+	}
+	build_raw(inode, &tmp, has_root ? root : NULL);
 	*dirtied = !buffer_uptodate(bh) || buffer_dirty(bh) || memcmp(raw, &tmp, sizeof(tmp));
 	if (*dirtied) {
 		memcpy(raw, &tmp, sizeof(tmp));

@@ -76,6 +76,7 @@ struct stalefs_inode_info {
 	 */
 	struct rw_semaphore i_map_sem;
 	u64 i_map_seq;
+	u64 i_root_gen;			/* bumped by every save of the root (i_data) */
 	struct stalefs_ext *i_ext;	/* sorted by lblk, non-overlapping */
 	u32 i_next;
 	u32 i_ext_cap;

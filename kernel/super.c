@@ -118,6 +118,7 @@ static struct inode *stalefs_alloc_inode(struct super_block *sb)
 	if (!ei)
 		return NULL;
 	ei->i_map_seq = 0;
+	ei->i_root_gen = 0;
 	ei->i_ext = NULL;
 	ei->i_next = ei->i_ext_cap = 0;
 	ei->i_nstale = 0;
