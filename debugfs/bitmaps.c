@@ -10,26 +10,12 @@
 
 static void adjust_block_counts(u64 block, int delta)
 {
-	stalefs_fs *fs = dbg.fs;
-	u32 g = stalefs_block_group(&fs->geom, block);
-	struct stalefs_group_desc *d = &fs->groups[g].desc;
-
-	d->bg_free_blocks_count = cpu_to_le32((u32)((s64)le32_to_cpu(d->bg_free_blocks_count) + delta));
-	fs->sb.s_free_blocks_count = cpu_to_le64((u64)((s64)le64_to_cpu(fs->sb.s_free_blocks_count) + delta));
-	stalefs_mark_desc_dirty(fs, g);
-	stalefs_mark_super_dirty(fs);
+	stalefs_adjust_free_blocks(dbg.fs, stalefs_block_group(&dbg.fs->geom, block), delta);
 }
 
 static void adjust_inode_counts(u32 ino, int delta)
 {
-	stalefs_fs *fs = dbg.fs;
-	u32 g = stalefs_ino_group(&fs->geom, ino);
-	struct stalefs_group_desc *d = &fs->groups[g].desc;
-
-	d->bg_free_inodes_count = cpu_to_le32((u32)((s64)le32_to_cpu(d->bg_free_inodes_count) + delta));
-	fs->sb.s_free_inodes_count = cpu_to_le32((u32)((s64)le32_to_cpu(fs->sb.s_free_inodes_count) + delta));
-	stalefs_mark_desc_dirty(fs, g);
-	stalefs_mark_super_dirty(fs);
+	stalefs_adjust_free_inodes(dbg.fs, stalefs_ino_group(&dbg.fs->geom, ino), delta);
 }
 
 void dbg_claim_block(u64 block)

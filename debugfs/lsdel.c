@@ -100,9 +100,13 @@ DBG_CMD(do_lsdel)
 	if (!dbg_args(argc, argv, 0, 1, "[secs]") || !dbg_need_bitmaps(argv[0]))
 		return;
 	if (argc > 1) {
+		s64 now = (s64)time(NULL);
+
 		if (!dbg_parse_u64(argv[0], argv[1], "seconds", &secs))
 			return;
-		c.since = (s64)time(NULL) - (s64)secs;
+		/* A span longer than the clock has run lists every deletion (since stays 0). */
+		if (secs < (u64)now)
+			c.since = now - (s64)secs;
 	}
 	printf("%8s %6s %6s %10s %13s %s\n", "Inode", "Owner", "Mode", "Size", "Free/Blocks", "Time deleted");
 	dbg_inode_scan(lsdel_cb, &c);

@@ -284,12 +284,22 @@ static u64 find_zero(const u8 *map, u64 from, u64 nbits)
 	return nbits;
 }
 
-static void add_free_blocks(stalefs_fs *fs, u32 group, s64 delta)
+void stalefs_adjust_free_blocks(stalefs_fs *fs, u32 group, s64 delta)
 {
 	struct stalefs_group_desc *d = &fs->groups[group].desc;
 
-	d->bg_free_blocks_count = cpu_to_le32((u32)((s64)le32_to_cpu(d->bg_free_blocks_count) + delta));
-	fs->sb.s_free_blocks_count = cpu_to_le64((u64)((s64)le64_to_cpu(fs->sb.s_free_blocks_count) + delta));
+	d->bg_free_blocks_count = cpu_to_le32(le32_to_cpu(d->bg_free_blocks_count) + (u32)delta);
+	fs->sb.s_free_blocks_count = cpu_to_le64(le64_to_cpu(fs->sb.s_free_blocks_count) + (u64)delta);
+	fs->groups[group].desc_dirty = true;
+	fs->sb_dirty = true;
+}
+
+void stalefs_adjust_free_inodes(stalefs_fs *fs, u32 group, s64 delta)
+{
+	struct stalefs_group_desc *d = &fs->groups[group].desc;
+
+	d->bg_free_inodes_count = cpu_to_le32(le32_to_cpu(d->bg_free_inodes_count) + (u32)delta);
+	fs->sb.s_free_inodes_count = cpu_to_le32(le32_to_cpu(fs->sb.s_free_inodes_count) + (u32)delta);
 	fs->groups[group].desc_dirty = true;
 	fs->sb_dirty = true;
 }
@@ -327,7 +337,7 @@ errcode_t stalefs_alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u
 		for (b = bit; b < end; b++)
 			bit_set(grp->block_bitmap, b);
 		grp->bb_dirty = true;
-		add_free_blocks(fs, group, -(s64)(end - bit));
+		stalefs_adjust_free_blocks(fs, group, -(s64)(end - bit));
 		*start = gfirst + bit;
 		*got = (u32)(end - bit);
 		fs->block_alloc_goal = *start + *got;
@@ -364,7 +374,7 @@ errcode_t stalefs_free_blocks(stalefs_fs *fs, u64 start, u64 count)
 			continue;
 		bit_clear(grp->block_bitmap, bit);
 		grp->bb_dirty = true;
-		add_free_blocks(fs, group, 1);
+		stalefs_adjust_free_blocks(fs, group, 1);
 	}
 	return 0;
 }
@@ -476,12 +486,9 @@ errcode_t stalefs_alloc_inode(stalefs_fs *fs, u32 parent, u16 mode, u32 *ino)
 	}
 	bit_set(grp->inode_bitmap, idx);
 	grp->ib_dirty = true;
-	d->bg_free_inodes_count = cpu_to_le32(le32_to_cpu(d->bg_free_inodes_count) - 1);
 	if (is_dir)
 		d->bg_used_dirs_count = cpu_to_le32(le32_to_cpu(d->bg_used_dirs_count) + 1);
-	fs->sb.s_free_inodes_count = cpu_to_le32(le32_to_cpu(fs->sb.s_free_inodes_count) - 1);
-	grp->desc_dirty = true;
-	fs->sb_dirty = true;
+	stalefs_adjust_free_inodes(fs, group, -1);
 	*ino = group * ipg + idx + 1;
 	return 0;
 }
@@ -503,12 +510,9 @@ errcode_t stalefs_free_inode(stalefs_fs *fs, u32 ino, bool is_dir)
 		return 0;
 	bit_clear(grp->inode_bitmap, (ino - 1) % fs->geom.inodes_per_group);
 	grp->ib_dirty = true;
-	d->bg_free_inodes_count = cpu_to_le32(le32_to_cpu(d->bg_free_inodes_count) + 1);
 	if (is_dir && le32_to_cpu(d->bg_used_dirs_count) > 0)
 		d->bg_used_dirs_count = cpu_to_le32(le32_to_cpu(d->bg_used_dirs_count) - 1);
-	fs->sb.s_free_inodes_count = cpu_to_le32(le32_to_cpu(fs->sb.s_free_inodes_count) + 1);
-	grp->desc_dirty = true;
-	fs->sb_dirty = true;
+	stalefs_adjust_free_inodes(fs, group, 1);
 	return 0;
 }
 

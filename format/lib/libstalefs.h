@@ -106,6 +106,11 @@ errcode_t stalefs_free_blocks(stalefs_fs *fs, u64 start, u64 count);
 /* Allocate an inode near the parent's group; updates counts and dirs. */
 errcode_t stalefs_alloc_inode(stalefs_fs *fs, u32 parent, u16 mode, u32 *ino);
 errcode_t stalefs_free_inode(stalefs_fs *fs, u32 ino, bool is_dir);
+/* Move a group's and the superblock's free counts by delta. Counts read from a
+ * damaged image can be anything, so the sums wrap (as the unsigned on-disk
+ * fields do) instead of overflowing; fsck reports and rewrites them. */
+void stalefs_adjust_free_blocks(stalefs_fs *fs, u32 group, s64 delta);
+void stalefs_adjust_free_inodes(stalefs_fs *fs, u32 group, s64 delta);
 /* Find the first free/used block or inode at or after start (ffb/ffi). */
 errcode_t stalefs_find_free_block(stalefs_fs *fs, u64 start, u64 *block);
 errcode_t stalefs_find_free_inode(stalefs_fs *fs, u32 start, u32 *ino);
