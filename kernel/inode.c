@@ -323,6 +323,30 @@ static int fill_raw(struct inode *inode, bool sync)
 }
 
 /*
+ * The table block of an inode the VFS calls clean, if it is in memory.  The
+ * flusher's write_inode (WB_SYNC_NONE) clears the inode's dirty bits and only
+ * dirties this buffer, so "clean" does not mean "on the device"; a block not
+ * in memory holds nothing unwritten.
+ */
+static struct buffer_head *cached_table_block(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	struct stalefs_geom *g = &STALEFS_SB(sb)->geom;
+	u32 ino = inode->i_ino, offset;
+	struct buffer_head *bh;
+	u64 block;
+
+	stalefs_ino_locate(g, stalefs_get_desc(sb, stalefs_ino_group(g, ino), NULL), ino, &block, &offset);
+	bh = sb_find_get_block(sb, block);
+	/* Neither dirty nor being written: what it holds is on the device. */
+	if (bh && !buffer_dirty(bh) && !buffer_locked(bh)) {
+		brelse(bh);
+		bh = NULL;
+	}
+	return bh;
+}
+
+/*
  * fsync's metadata: the inode's table block and its tree and directory
  * buffers go out together, one round trip instead of the two that
  * sync_mapping_buffers followed by sync_inode_metadata take.  The write
@@ -336,11 +360,13 @@ int stalefs_sync_metadata(struct inode *inode, int datasync)
 	bool dirtied;
 	int err = 0, err2;
 
-	if (want) {
+	if (want)
 		bh = copy_to_table(inode, &dirtied, &err);
-		if (bh)
-			write_dirty_buffer(bh, REQ_SYNC);
-	}
+	else
+		bh = cached_table_block(inode);
+	/* Submits only a dirty buffer; waits for one already being written. */
+	if (bh)
+		write_dirty_buffer(bh, REQ_SYNC);
 	err2 = sync_mapping_buffers(inode->i_mapping);
 	if (bh) {
 		wait_on_buffer(bh);
