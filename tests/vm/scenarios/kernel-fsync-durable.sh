@@ -16,6 +16,7 @@
 # disk: scratch:16M
 . "$STALEFS_ROOT/tests/vm/lib.sh"
 dev=$VM_DISK_SCRATCH
+size_mb=16	# the filesystem's size, not the disk's: a run's disks are its largest
 dm=/dev/mapper/stalefs-durable
 mnt=/mnt/s
 S=$VM_SCRATCH
@@ -23,8 +24,8 @@ ROUNDS=${FSYNC_DURABLE_ROUNDS:-16}
 RANDOM=${FSYNC_DURABLE_SEED:-7}
 
 need_module dm-mod
-"$MKFS_STALEFS" -q -F "$dev"
-dmsetup create stalefs-durable --table "0 $(blockdev --getsz "$dev") linear $dev 0"
+"$MKFS_STALEFS" -q -F "$dev" ${size_mb}M
+dmsetup create stalefs-durable --table "0 $((size_mb * 2048)) linear $dev 0"
 mkdir -p $mnt
 mount -t stalefs $dm $mnt
 old_expire=$(cat /proc/sys/vm/dirty_expire_centisecs)
@@ -41,7 +42,7 @@ echo 30 >/proc/sys/vm/dirty_writeback_centisecs
 
 # on_device FILE EXPECT WHAT: the device's durable bytes hold FILE == EXPECT.
 on_device() {
-	dd if="$dev" of=$S/copy.img bs=1M iflag=direct status=none
+	dd if="$dev" of=$S/copy.img bs=1M count=$size_mb iflag=direct status=none
 	"$DEBUGFS_STALEFS" -R "dump /$1 $S/ondisk" $S/copy.img 2>$S/dbg.err ||
 		fail "$3: debugfs cannot dump /$1 from the disk's copy: $(cat $S/dbg.err)"
 	cmp -s "$2" $S/ondisk ||
@@ -65,7 +66,7 @@ for ((i = 0; i < ROUNDS / 2; i++)); do
 	chmod $(printf '%o' $mode) $mnt/mode
 	sleep "$((RANDOM % 4)).$((RANDOM % 10))"
 	xfs_io -r -c fsync $mnt/mode
-	dd if="$dev" of=$S/copy.img bs=1M iflag=direct status=none
+	dd if="$dev" of=$S/copy.img bs=1M count=$size_mb iflag=direct status=none
 	got=$("$DEBUGFS_STALEFS" -R "stat /mode" $S/copy.img 2>/dev/null | sed -n 's/.*Mode: *\([0-7]*\).*/\1/p')
 	[[ -n $got ]] && ((8#$got == mode)) ||
 		fail "chmod $(printf '%o' $mode) then fsync: the disk holds mode '$got'"
