@@ -139,9 +139,13 @@ test_readback_detects_differences() {
 	run_mkfs -q -d tree img 256M
 	expect_rc 0
 	"$READBACK" compare img tree manifest >/dev/null || fail "the untouched tree does not compare equal"
-	# Same size, one byte different, deep inside a multi-MiB file.
-	printf 'X' | dd of=tree/a/b/three-mib bs=1 seek=2000000 conv=notrunc status=none
-	cmp -s <(head -c 2000001 tree/a/b/three-mib | tail -c 1) <(printf X) || fail "could not alter the file"
+	# Same size, one byte different, deep inside a multi-MiB file. The file is random,
+	# so the byte written must be chosen to differ from the one already there.
+	local was new=X
+	was=$(head -c 2000001 tree/a/b/three-mib | tail -c 1 | od -An -tx1 | tr -d ' ')
+	[ "$was" = 58 ] && new=Y
+	printf '%s' "$new" | dd of=tree/a/b/three-mib bs=1 seek=2000000 conv=notrunc status=none
+	cmp -s <(head -c 2000001 tree/a/b/three-mib | tail -c 1) <(printf '%s' "$new") || fail "could not alter the file"
 	rm tree/link-120 && ln -s "$(printf 'w%.0s' $(seq 1 120))" tree/link-120
 	echo extra >tree/other/new-file
 	"$READBACK" manifest tree >manifest2
