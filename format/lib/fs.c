@@ -195,19 +195,29 @@ errcode_t stalefs_write_super_copy(stalefs_fs *fs, u32 group)
 	return stalefs_io_pwrite(fs->io, stalefs_super_offset(&fs->geom, group), sizeof(sb), &sb);
 }
 
-/* Fill buf (one block) with descriptor block b of the table; true when it holds a dirty descriptor. */
-static bool fill_gdt_block(const stalefs_fs *fs, u32 b, u8 *buf)
+/* The descriptor table as it goes on disk, every block of it; NULL when out of memory. */
+static u8 *build_gdt(const stalefs_fs *fs)
 {
 	const struct stalefs_geom *g = &fs->geom;
-	u32 first = b * g->desc_per_block, i;
-	bool dirty = false;
+	u8 *table = calloc(g->gdt_blocks, g->block_size);
+	u32 i;
 
-	memset(buf, 0, g->block_size);
-	for (i = first; i < first + g->desc_per_block && i < g->groups_count; i++) {
-		memcpy(buf + (size_t)(i - first) * STALEFS_DESC_SIZE, &fs->groups[i].desc, STALEFS_DESC_SIZE);
-		dirty |= fs->groups[i].desc_dirty;
-	}
-	return dirty;
+	if (table)
+		for (i = 0; i < g->groups_count; i++)
+			memcpy(table + (size_t)i * STALEFS_DESC_SIZE, &fs->groups[i].desc, STALEFS_DESC_SIZE);
+	return table;
+}
+
+/* Does descriptor block b hold a descriptor changed since the last flush? */
+static bool gdt_block_dirty(const stalefs_fs *fs, u32 b)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	u32 i;
+
+	for (i = b * g->desc_per_block; i < (b + 1) * g->desc_per_block && i < g->groups_count; i++)
+		if (fs->groups[i].desc_dirty)
+			return true;
+	return false;
 }
 
 /*
@@ -217,33 +227,18 @@ static bool fill_gdt_block(const stalefs_fs *fs, u32 b, u8 *buf)
  * of a 1 TiB filesystem cost mkfs more CPU (page faults, heap trimming) than
  * all its writes.
  */
-static errcode_t write_gdt(stalefs_fs *fs, u32 group, bool all)
+static errcode_t write_gdt(stalefs_fs *fs, u32 group, bool all, const u8 *table)
 {
-	enum { CHUNK = 256 };	/* blocks per write: a 1 MiB buffer at 4 KiB */
 	const struct stalefs_geom *g = &fs->geom;
 	u64 first = gdt_first_block(g, group);
-	u8 *buf;
-	u32 b, n;
 	errcode_t err = 0;
+	u32 b;
 
-	buf = malloc((size_t)g->block_size * (all ? CHUNK : 1));
-	if (!buf)
-		return STALEFS_ERR_NO_MEMORY;
-	for (b = 0; b < g->gdt_blocks && !err; b += n) {
-		if (all) {
-			u32 i;
-
-			n = g->gdt_blocks - b < CHUNK ? g->gdt_blocks - b : CHUNK;
-			for (i = 0; i < n; i++)
-				fill_gdt_block(fs, b + i, buf + (size_t)i * g->block_size);
-			err = stalefs_io_write(fs->io, first + b, n, buf);
-		} else {
-			n = 1;
-			if (fill_gdt_block(fs, b, buf))
-				err = stalefs_io_write(fs->io, first + b, 1, buf);
-		}
-	}
-	free(buf);
+	if (all)
+		return stalefs_io_write(fs->io, first, g->gdt_blocks, table);
+	for (b = 0; b < g->gdt_blocks && !err; b++)
+		if (gdt_block_dirty(fs, b))
+			err = stalefs_io_write(fs->io, first + b, 1, table + (size_t)b * g->block_size);
 	return err;
 }
 
@@ -266,20 +261,22 @@ errcode_t stalefs_flush(stalefs_fs *fs)
 		}
 	}
 	if (any_desc || fs->sb_dirty || fs->write_backups) {
-		err = write_gdt(fs, 0, fs->sb_block != 0);
-		if (err)
-			return err;
-	}
-	if (fs->write_backups) {
-		for (i = 1; i < g->groups_count; i++) {
+		/* One copy of the table serves the primary and every backup. */
+		u8 *table = build_gdt(fs);
+
+		if (!table)
+			return STALEFS_ERR_NO_MEMORY;
+		err = write_gdt(fs, 0, fs->sb_block != 0, table);
+		for (i = 1; i < g->groups_count && fs->write_backups && !err; i++) {
 			if (!stalefs_group_has_super(g, i))
 				continue;
-			err = write_gdt(fs, i, true);
+			err = write_gdt(fs, i, true, table);
 			if (!err)
 				err = stalefs_write_super_copy(fs, i);
-			if (err)
-				return err;
 		}
+		free(table);
+		if (err)
+			return err;
 	}
 	for (i = 0; i < g->groups_count; i++)
 		fs->groups[i].desc_dirty = false;
