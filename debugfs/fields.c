@@ -98,7 +98,10 @@ const struct field super_fields[] = {
 	{ "gdt_blocks", S(s_gdt_blocks), F_UINT, 0, 0 },
 	{ "max_mnt_count", S(s_max_mnt_count), F_UINT, 0, 0 },
 	{ "reserved_pad", S(s_reserved_pad), F_UINT, 0, 0 },
-	{ "reserved[]", offsetof(struct stalefs_super_block, s_reserved), 1, F_UINT, 1, 656 },
+	{ "journal_block", S(s_journal_block), F_UINT, 0, 0 },
+	{ "journal_blocks", S(s_journal_blocks), F_UINT, 0, 0 },
+	{ "journal_pad", S(s_journal_pad), F_UINT, 0, 0 },
+	{ "reserved[]", offsetof(struct stalefs_super_block, s_reserved), 1, F_UINT, 1, 640 },
 	{ NULL, 0, 0, 0, 0, 0 }
 };
 
@@ -115,7 +118,8 @@ const struct field desc_fields[] = {
 	{ "block_bitmap_csum", D(bg_block_bitmap_csum), F_UINT, 0, 0 },
 	{ "inode_bitmap_csum", D(bg_inode_bitmap_csum), F_UINT, 0, 0 },
 	{ "checksum", D(bg_checksum), F_CSUM, 0, 0 },
-	{ "reserved[]", offsetof(struct stalefs_group_desc, bg_reserved), 1, F_UINT, 1, 8 },
+	{ "orphan_count", D(bg_orphan_count), F_UINT, 0, 0 },
+	{ "reserved[]", offsetof(struct stalefs_group_desc, bg_reserved), 1, F_UINT, 1, 4 },
 	{ NULL, 0, 0, 0, 0, 0 }
 };
 

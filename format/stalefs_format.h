@@ -33,6 +33,7 @@
 #define STALEFS_DESC_SIZE	64
 #define STALEFS_MIN_BLOCKS_PER_GROUP 256
 #define STALEFS_MAX_LOG_GROUP	28	/* at most 2^28 blocks in a group */
+#define STALEFS_JOURNAL_MIN_BLOCKS 1024	/* jbd2's smallest journal */
 #define STALEFS_MAX_BLOCKS	(1ULL << 48)	/* extent pblk is 48 bits */
 #define STALEFS_MAX_FILE_BLOCKS	0xFFFFFFFFULL	/* logical blocks are 32 bits */
 #define STALEFS_NAME_LEN	255
@@ -54,7 +55,9 @@
 
 /* ---- feature flags ---- */
 #define STALEFS_FEATURE_COMPAT_LAZY_ITABLE	0x0001	/* inode tables may be uninitialised past bg_itable_unused */
-#define STALEFS_FEATURE_COMPAT_SUPP		(STALEFS_FEATURE_COMPAT_LAZY_ITABLE)
+#define STALEFS_FEATURE_COMPAT_HAS_JOURNAL	0x0002	/* a jbd2 journal at s_journal_block (FORMAT.md 12) */
+#define STALEFS_FEATURE_COMPAT_SUPP \
+	(STALEFS_FEATURE_COMPAT_LAZY_ITABLE | STALEFS_FEATURE_COMPAT_HAS_JOURNAL)
 
 #define STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE	0x0001	/* STALE extents may exist; s_stale_gid is set */
 #define STALEFS_FEATURE_RO_COMPAT_SPARSE_SUPER	0x0002	/* backups only in groups 1 and powers of 3, 5, 7 */
@@ -63,9 +66,12 @@
 
 #define STALEFS_FEATURE_INCOMPAT_EXTENTS	0x0001	/* files are mapped by extent trees (always set) */
 #define STALEFS_FEATURE_INCOMPAT_FILETYPE	0x0002	/* directory entries carry the file type (always set) */
+#define STALEFS_FEATURE_INCOMPAT_RECOVER	0x0004	/* the journal may hold transactions to replay */
 #define STALEFS_FEATURE_INCOMPAT_SUPP \
+	(STALEFS_FEATURE_INCOMPAT_EXTENTS | STALEFS_FEATURE_INCOMPAT_FILETYPE | \
+	 STALEFS_FEATURE_INCOMPAT_RECOVER)
+#define STALEFS_FEATURE_INCOMPAT_REQUIRED \
 	(STALEFS_FEATURE_INCOMPAT_EXTENTS | STALEFS_FEATURE_INCOMPAT_FILETYPE)
-#define STALEFS_FEATURE_INCOMPAT_REQUIRED STALEFS_FEATURE_INCOMPAT_SUPP
 
 #define STALEFS_STALE_GID_NONE	0xFFFFFFFFu	/* no permitted group recorded */
 
@@ -119,7 +125,10 @@ struct stalefs_super_block {
 	__le32	s_gdt_blocks;		/* 0x164 blocks of group descriptors */
 	__le32	s_max_mnt_count;	/* 0x168 0: no mount-count check */
 	__le32	s_reserved_pad;		/* 0x16C */
-	__u8	s_reserved[656];	/* 0x170 zero */
+	__le64	s_journal_block;	/* 0x170 first block of the journal (its jbd2 superblock), 0: none */
+	__le32	s_journal_blocks;	/* 0x178 journal length in blocks, 0: none */
+	__le32	s_journal_pad;		/* 0x17C zero */
+	__u8	s_reserved[640];	/* 0x180 zero */
 };
 STALEFS_STATIC_ASSERT(sizeof(struct stalefs_super_block) == 1024, "superblock is 1024 bytes");
 
@@ -147,7 +156,8 @@ struct stalefs_group_desc {
 	__le32	bg_block_bitmap_csum;	/* 0x2C crc of the block bitmap (0 if BLOCK_UNINIT) */
 	__le32	bg_inode_bitmap_csum;	/* 0x30 crc of the inode bitmap (0 if INODE_UNINIT) */
 	__le32	bg_checksum;		/* 0x34 crc of this descriptor, seeded with the group number */
-	__u8	bg_reserved[8];		/* 0x38 */
+	__le32	bg_orphan_count;	/* 0x38 inodes of the group flagged ORPHAN (FORMAT.md 13) */
+	__u8	bg_reserved[4];		/* 0x3C zero */
 };
 STALEFS_STATIC_ASSERT(sizeof(struct stalefs_group_desc) == 64, "group descriptor is 64 bytes");
 
@@ -209,11 +219,12 @@ STALEFS_STATIC_ASSERT(sizeof(struct stalefs_extent_block) == 40, "extent block h
 #define STALEFS_INODE_APPEND_FL		0x00000020
 #define STALEFS_INODE_NODUMP_FL		0x00000040
 #define STALEFS_INODE_NOATIME_FL	0x00000080
+#define STALEFS_INODE_ORPHAN_FL		0x02000000	/* unlinked while open, or mid-truncate (FORMAT.md 13) */
 #define STALEFS_INODE_INLINE_FL		0x10000000	/* i_block holds a symlink target */
 #define STALEFS_INODE_FLAGS_ALL \
 	(STALEFS_INODE_STALE_FL | STALEFS_INODE_SYNC_FL | STALEFS_INODE_IMMUTABLE_FL | \
 	 STALEFS_INODE_APPEND_FL | STALEFS_INODE_NODUMP_FL | STALEFS_INODE_NOATIME_FL | \
-	 STALEFS_INODE_INLINE_FL)
+	 STALEFS_INODE_ORPHAN_FL | STALEFS_INODE_INLINE_FL)
 #define STALEFS_INODE_USER_FLAGS \
 	(STALEFS_INODE_SYNC_FL | STALEFS_INODE_IMMUTABLE_FL | STALEFS_INODE_APPEND_FL | \
 	 STALEFS_INODE_NODUMP_FL | STALEFS_INODE_NOATIME_FL)

@@ -59,6 +59,13 @@ u32 stalefs_ino_group(const struct stalefs_geom *g, u32 ino);
 void stalefs_ino_locate(const struct stalefs_geom *g, const struct stalefs_group_desc *d,
 			u32 ino, u64 *block, u32 *offset);
 u32 stalefs_extblock_max_entries(u32 block_size);
+/*
+ * The journal [start, start+len) as the superblock may record it: at least
+ * STALEFS_JOURNAL_MIN_BLOCKS, inside one group, past its superblock copy and
+ * descriptor table (the bitmaps and inode table are checked against the
+ * descriptors by whoever has them).
+ */
+bool stalefs_journal_range_ok(const struct stalefs_geom *g, u64 start, u64 len);
 
 /* ---- checksums (CRC32 as the kernel's crc32_le, seeded per filesystem) ---- */
 u32 stalefs_csum_seed_from_uuid(const u8 uuid[16]);
@@ -108,6 +115,9 @@ enum stalefs_rule {
 	STALEFS_R_SB_STALE_NO_GID,
 	STALEFS_R_SB_STALE_GID_NO_FEATURE,
 	STALEFS_R_SB_LPF_INO,
+	STALEFS_R_SB_JOURNAL_RANGE,
+	STALEFS_R_SB_JOURNAL_NO_FEATURE,
+	STALEFS_R_SB_RECOVER_NO_JOURNAL,
 	/* group descriptor */
 	STALEFS_R_BG_CSUM,
 	STALEFS_R_BG_BLOCK_BITMAP,
@@ -120,6 +130,7 @@ enum stalefs_rule {
 	STALEFS_R_BG_FLAGS,
 	STALEFS_R_BG_BLOCK_BITMAP_CSUM,
 	STALEFS_R_BG_INODE_BITMAP_CSUM,
+	STALEFS_R_BG_ORPHANS,
 	/* inode */
 	STALEFS_R_INODE_CSUM,
 	STALEFS_R_INODE_INO,

@@ -31,6 +31,9 @@ static const char *const rule_msgs[STALEFS_R_MAX] = {
 	[STALEFS_R_SB_STALE_NO_GID] = "nohide_stale feature is set but no permitted group is recorded",
 	[STALEFS_R_SB_STALE_GID_NO_FEATURE] = "a permitted group is recorded but the nohide_stale feature is not set",
 	[STALEFS_R_SB_LPF_INO] = "lost+found inode number is out of range",
+	[STALEFS_R_SB_JOURNAL_RANGE] = "journal location is missing, too small, or not inside one group's data blocks",
+	[STALEFS_R_SB_JOURNAL_NO_FEATURE] = "a journal location is recorded but the has_journal feature is not set",
+	[STALEFS_R_SB_RECOVER_NO_JOURNAL] = "needs_recovery is set but the filesystem has no journal",
 	[STALEFS_R_BG_CSUM] = "group descriptor checksum does not match",
 	[STALEFS_R_BG_BLOCK_BITMAP] = "block bitmap location is outside its group or overlaps metadata",
 	[STALEFS_R_BG_INODE_BITMAP] = "inode bitmap location is outside its group or overlaps metadata",
@@ -42,6 +45,7 @@ static const char *const rule_msgs[STALEFS_R_MAX] = {
 	[STALEFS_R_BG_FLAGS] = "group descriptor has unknown flags",
 	[STALEFS_R_BG_BLOCK_BITMAP_CSUM] = "block bitmap checksum does not match",
 	[STALEFS_R_BG_INODE_BITMAP_CSUM] = "inode bitmap checksum does not match",
+	[STALEFS_R_BG_ORPHANS] = "group orphan count exceeds inodes per group",
 	[STALEFS_R_INODE_CSUM] = "inode checksum does not match",
 	[STALEFS_R_INODE_INO] = "inode does not carry its own number",
 	[STALEFS_R_INODE_MODE] = "inode mode has no valid file type",
@@ -94,6 +98,23 @@ int stalefs_verify_super_csum(const struct stalefs_super_block *sb)
 	return le32_to_cpu(sb->s_checksum) == stalefs_super_csum(sb) ? 0 : STALEFS_R_SB_CSUM;
 }
 
+/* The journal fields and the two features that go with them (FORMAT.md 12). */
+static int verify_super_journal(const struct stalefs_super_block *sb, const struct stalefs_geom *g)
+{
+	bool has = le32_to_cpu(sb->s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL;
+	bool recover = le32_to_cpu(sb->s_feature_incompat) & STALEFS_FEATURE_INCOMPAT_RECOVER;
+	u64 start = le64_to_cpu(sb->s_journal_block);
+	u32 len = le32_to_cpu(sb->s_journal_blocks);
+
+	if (recover && !has)
+		return STALEFS_R_SB_RECOVER_NO_JOURNAL;
+	if (!has)
+		return start || len || sb->s_journal_pad ? STALEFS_R_SB_JOURNAL_NO_FEATURE : 0;
+	if (sb->s_journal_pad || !stalefs_journal_range_ok(g, start, len))
+		return STALEFS_R_SB_JOURNAL_RANGE;
+	return 0;
+}
+
 int stalefs_verify_super(const struct stalefs_super_block *sb)
 {
 	struct stalefs_geom g;
@@ -140,6 +161,9 @@ int stalefs_verify_super(const struct stalefs_super_block *sb)
 		return STALEFS_R_SB_STALE_NO_GID;
 	if (!stale_feature && stale_gid)
 		return STALEFS_R_SB_STALE_GID_NO_FEATURE;
+	rule = verify_super_journal(sb, &g);
+	if (rule)
+		return rule;
 	/* Unknown ro_compat bits last: the structure is sound, only read-only use is safe. */
 	if (ro_compat & ~STALEFS_FEATURE_RO_COMPAT_SUPP)
 		return STALEFS_R_SB_RO_COMPAT_UNKNOWN;
@@ -191,6 +215,8 @@ int stalefs_verify_desc(const struct stalefs_geom *g, u32 group, const struct st
 		return STALEFS_R_BG_ITABLE_UNUSED;
 	if (le16_to_cpu(d->bg_flags) & ~STALEFS_BG_FLAGS_ALL)
 		return STALEFS_R_BG_FLAGS;
+	if (le32_to_cpu(d->bg_orphan_count) > g->inodes_per_group)
+		return STALEFS_R_BG_ORPHANS;
 	return 0;
 }
 

@@ -12,10 +12,12 @@ static const struct {
 	const char *name;
 } features[] = {
 	{ 0, STALEFS_FEATURE_COMPAT_LAZY_ITABLE, "lazy_itable" },
+	{ 0, STALEFS_FEATURE_COMPAT_HAS_JOURNAL, "has_journal" },
 	{ 1, STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE, "nohide_stale" },
 	{ 1, STALEFS_FEATURE_RO_COMPAT_SPARSE_SUPER, "sparse_super" },
 	{ 2, STALEFS_FEATURE_INCOMPAT_EXTENTS, "extents" },
 	{ 2, STALEFS_FEATURE_INCOMPAT_FILETYPE, "filetype" },
+	{ 2, STALEFS_FEATURE_INCOMPAT_RECOVER, "needs_recovery" },
 };
 
 const char *stalefs_feature_name(int kind, u32 bit)

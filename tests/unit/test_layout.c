@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include "unit.h"
+#include "stalefs_journal.h"
 
 struct field {
 	const char *type;	/* struct name without "struct " */
@@ -65,7 +66,10 @@ static const struct field fields[] = {
 	F(stalefs_super_block, s_gdt_blocks, 0x164, 4),
 	F(stalefs_super_block, s_max_mnt_count, 0x168, 4),
 	F(stalefs_super_block, s_reserved_pad, 0x16C, 4),
-	F(stalefs_super_block, s_reserved, 0x170, 656),
+	F(stalefs_super_block, s_journal_block, 0x170, 8),
+	F(stalefs_super_block, s_journal_blocks, 0x178, 4),
+	F(stalefs_super_block, s_journal_pad, 0x17C, 4),
+	F(stalefs_super_block, s_reserved, 0x180, 640),
 
 	F(stalefs_group_desc, bg_block_bitmap, 0x00, 8),
 	F(stalefs_group_desc, bg_inode_bitmap, 0x08, 8),
@@ -79,7 +83,8 @@ static const struct field fields[] = {
 	F(stalefs_group_desc, bg_block_bitmap_csum, 0x2C, 4),
 	F(stalefs_group_desc, bg_inode_bitmap_csum, 0x30, 4),
 	F(stalefs_group_desc, bg_checksum, 0x34, 4),
-	F(stalefs_group_desc, bg_reserved, 0x38, 8),
+	F(stalefs_group_desc, bg_orphan_count, 0x38, 4),
+	F(stalefs_group_desc, bg_reserved, 0x3C, 4),
 
 	F(stalefs_inode, i_mode, 0x00, 2),
 	F(stalefs_inode, i_links_count, 0x02, 2),
@@ -138,6 +143,52 @@ static const struct field fields[] = {
 	F(stalefs_dir_entry, name_len, 0x6, 1),
 	F(stalefs_dir_entry, file_type, 0x7, 1),
 	FLEX(stalefs_dir_entry, name, 0x8),
+
+	/* The journal (format/stalefs_journal.h): jbd2's structures, big-endian. */
+	F(stalefs_jbd2_header, h_magic, 0x0, 4),
+	F(stalefs_jbd2_header, h_blocktype, 0x4, 4),
+	F(stalefs_jbd2_header, h_sequence, 0x8, 4),
+
+	F(stalefs_jbd2_super, s_header, 0x000, 12),
+	F(stalefs_jbd2_super, s_blocksize, 0x00C, 4),
+	F(stalefs_jbd2_super, s_maxlen, 0x010, 4),
+	F(stalefs_jbd2_super, s_first, 0x014, 4),
+	F(stalefs_jbd2_super, s_sequence, 0x018, 4),
+	F(stalefs_jbd2_super, s_start, 0x01C, 4),
+	F(stalefs_jbd2_super, s_errno, 0x020, 4),
+	F(stalefs_jbd2_super, s_feature_compat, 0x024, 4),
+	F(stalefs_jbd2_super, s_feature_incompat, 0x028, 4),
+	F(stalefs_jbd2_super, s_feature_ro_compat, 0x02C, 4),
+	F(stalefs_jbd2_super, s_uuid, 0x030, 16),
+	F(stalefs_jbd2_super, s_nr_users, 0x040, 4),
+	F(stalefs_jbd2_super, s_dynsuper, 0x044, 4),
+	F(stalefs_jbd2_super, s_max_transaction, 0x048, 4),
+	F(stalefs_jbd2_super, s_max_trans_data, 0x04C, 4),
+	F(stalefs_jbd2_super, s_checksum_type, 0x050, 1),
+	F(stalefs_jbd2_super, s_padding2, 0x051, 3),
+	F(stalefs_jbd2_super, s_num_fc_blks, 0x054, 4),
+	F(stalefs_jbd2_super, s_padding, 0x058, 164),
+	F(stalefs_jbd2_super, s_checksum, 0x0FC, 4),
+	F(stalefs_jbd2_super, s_users, 0x100, 768),
+
+	F(stalefs_jbd2_tag3, t_blocknr, 0x0, 4),
+	F(stalefs_jbd2_tag3, t_flags, 0x4, 4),
+	F(stalefs_jbd2_tag3, t_blocknr_high, 0x8, 4),
+	F(stalefs_jbd2_tag3, t_checksum, 0xC, 4),
+
+	F(stalefs_jbd2_block_tail, t_checksum, 0x0, 4),
+
+	F(stalefs_jbd2_revoke_header, r_header, 0x00, 12),
+	F(stalefs_jbd2_revoke_header, r_count, 0x0C, 4),
+
+	F(stalefs_jbd2_commit, h_header, 0x00, 12),
+	F(stalefs_jbd2_commit, h_chksum_type, 0x0C, 1),
+	F(stalefs_jbd2_commit, h_chksum_size, 0x0D, 1),
+	F(stalefs_jbd2_commit, h_padding, 0x0E, 2),
+	F(stalefs_jbd2_commit, h_chksum, 0x10, 32),
+	F(stalefs_jbd2_commit, h_commit_sec, 0x30, 8),
+	F(stalefs_jbd2_commit, h_commit_nsec, 0x38, 4),
+	F(stalefs_jbd2_commit, h_padding2, 0x3C, 4),
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -154,6 +205,12 @@ static const struct {
 	{ "stalefs_extent_block", sizeof(struct stalefs_extent_block), 40 },
 	{ "stalefs_dir_block", sizeof(struct stalefs_dir_block), 24 },
 	{ "stalefs_dir_entry", sizeof(struct stalefs_dir_entry), 8 },
+	{ "stalefs_jbd2_header", sizeof(struct stalefs_jbd2_header), 12 },
+	{ "stalefs_jbd2_super", sizeof(struct stalefs_jbd2_super), 1024 },
+	{ "stalefs_jbd2_tag3", sizeof(struct stalefs_jbd2_tag3), 16 },
+	{ "stalefs_jbd2_block_tail", sizeof(struct stalefs_jbd2_block_tail), 4 },
+	{ "stalefs_jbd2_revoke_header", sizeof(struct stalefs_jbd2_revoke_header), 16 },
+	{ "stalefs_jbd2_commit", sizeof(struct stalefs_jbd2_commit), 64 },
 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
@@ -254,6 +311,22 @@ START_TEST(format_constants)
 	ck_assert_uint_eq(STALEFS_DIR_REC_LEN(4), 12);
 	ck_assert_uint_eq(STALEFS_DIR_REC_LEN(5), 16);
 	ck_assert_uint_eq(STALEFS_DIR_REC_LEN(255), 264);
+	ck_assert_uint_eq(STALEFS_FEATURE_COMPAT_HAS_JOURNAL, 0x2);
+	ck_assert_uint_eq(STALEFS_FEATURE_INCOMPAT_RECOVER, 0x4);
+	ck_assert_uint_eq(STALEFS_INODE_ORPHAN_FL, 0x02000000);
+	ck_assert_uint_eq(STALEFS_JOURNAL_MIN_BLOCKS, 1024);
+	ck_assert_uint_eq(STALEFS_JBD2_MAGIC, 0xC03B3998u);
+	ck_assert_uint_eq(STALEFS_JBD2_DESCRIPTOR_BLOCK, 1);
+	ck_assert_uint_eq(STALEFS_JBD2_COMMIT_BLOCK, 2);
+	ck_assert_uint_eq(STALEFS_JBD2_SUPERBLOCK_V2, 4);
+	ck_assert_uint_eq(STALEFS_JBD2_REVOKE_BLOCK, 5);
+	ck_assert_uint_eq(STALEFS_JBD2_INCOMPAT_REVOKE, 0x1);
+	ck_assert_uint_eq(STALEFS_JBD2_INCOMPAT_64BIT, 0x2);
+	ck_assert_uint_eq(STALEFS_JBD2_INCOMPAT_CSUM_V3, 0x10);
+	ck_assert_uint_eq(STALEFS_JBD2_CRC32C_CHKSUM, 4);
+	ck_assert_uint_eq(STALEFS_JBD2_FLAG_ESCAPE, 1);
+	ck_assert_uint_eq(STALEFS_JBD2_FLAG_SAME_UUID, 2);
+	ck_assert_uint_eq(STALEFS_JBD2_FLAG_LAST_TAG, 8);
 }
 END_TEST
 
@@ -284,20 +357,23 @@ static char *slurp(const char *rel)
  */
 START_TEST(header_comments)
 {
-	char *text = slurp("format/stalefs_format.h"), *save = NULL, *line;
+	static const char *const headers[] = { "format/stalefs_format.h", "format/stalefs_journal.h" };
+	char *texts[2], *save = NULL, *line;
 	char type[64] = "";
 	bool seen[NFIELDS] = { false };
-	size_t i;
+	size_t i, h;
 	int members = 0;
 
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (h = 0; h < 2; h++)
+	for (texts[h] = slurp(headers[h]), line = strtok_r(texts[h], "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char name[64];
 		const char *semi, *p, *cmt;
 		const struct field *f;
 		unsigned long off;
 		size_t len;
 
-		if (sscanf(line, "struct %63[a-z_] {", type) == 1 && strchr(line, '{'))
+		if (sscanf(line, "struct %63[a-z0-9_] {", type) == 1 && strchr(line, '{'))
 			continue;
 		if (strncmp(line, "};", 2) == 0) {
 			type[0] = '\0';
@@ -328,7 +404,8 @@ START_TEST(header_comments)
 	for (i = 0; i < NFIELDS; i++)
 		ck_assert_msg(seen[i], "%s.%s has no commented line in the header", fields[i].type, fields[i].name);
 	ck_assert_int_eq(members, (int)NFIELDS);
-	free(text);
+	free(texts[0]);
+	free(texts[1]);
 }
 END_TEST
 
@@ -355,7 +432,7 @@ START_TEST(format_md_appendix)
 			break;	/* the next appendix */
 		if (strncmp(line, "### ", 4) == 0) {
 			s = strstr(line, "`struct ");
-			ck_assert_msg(s && sscanf(s, "`struct %63[a-z_]`", type) == 1,
+			ck_assert_msg(s && sscanf(s, "`struct %63[a-z0-9_]`", type) == 1,
 				      "appendix heading names no structure: %s", line);
 			continue;
 		}

@@ -148,6 +148,21 @@ M(sb_stale_no_gid, SB.s_feature_ro_compat |= cpu_to_le32(STALEFS_FEATURE_RO_COMP
 M(sb_gid_no_feature, SB.s_stale_gid = cpu_to_le32(100))
 M(sb_lpf_reserved, SB.s_lpf_ino = cpu_to_le32(5))
 M(sb_lpf_high, SB.s_lpf_ino = cpu_to_le32(le32_to_cpu(SB.s_inodes_count) + 1))
+/* A journal in group 1's data blocks (past its superblock copy), as set_journal() makes it. */
+static void set_journal(struct ctx *c, u64 start, u32 len)
+{
+	SB.s_feature_compat |= cpu_to_le32(STALEFS_FEATURE_COMPAT_HAS_JOURNAL);
+	SB.s_journal_block = cpu_to_le64(start);
+	SB.s_journal_blocks = cpu_to_le32(len);
+}
+M(sb_journal_none, set_journal(c, 0, 0))
+M(sb_journal_small, set_journal(c, 40000, STALEFS_JOURNAL_MIN_BLOCKS - 1))
+M(sb_journal_across, set_journal(c, 32000, 2000))
+M(sb_journal_on_super, set_journal(c, 32768, 4096))
+M(sb_journal_past_end, set_journal(c, c->g.blocks_count - 1000, 4096))
+M(sb_journal_pad, set_journal(c, 40000, 4096); SB.s_journal_pad = cpu_to_le32(1))
+M(sb_journal_no_feature, SB.s_journal_blocks = cpu_to_le32(4096))
+M(sb_recover_no_journal, SB.s_feature_incompat |= cpu_to_le32(STALEFS_FEATURE_INCOMPAT_RECOVER))
 
 /* group descriptor (group 1) */
 M(bg_csum, D.bg_free_blocks_count = cpu_to_le32(le32_to_cpu(D.bg_free_blocks_count) - 1))
@@ -166,6 +181,7 @@ M(bg_bb_csum, c->bmap[100] ^= 0x10)
 M(bg_bb_csum_uninit, D.bg_flags = cpu_to_le16(STALEFS_BG_BLOCK_UNINIT))	/* uninit bitmaps have csum 0 */
 M(bg_ib_csum, D.bg_inode_bitmap_csum = cpu_to_le32(le32_to_cpu(D.bg_inode_bitmap_csum) + 1))
 M(bg_ib_csum_uninit, D.bg_flags = cpu_to_le16(STALEFS_BG_INODE_UNINIT))
+M(bg_orphans, D.bg_orphan_count = cpu_to_le32(c->g.inodes_per_group + 1))
 
 /* inode */
 M(in_csum, IN.i_size = cpu_to_le64(le64_to_cpu(IN.i_size) + 1))
@@ -264,6 +280,14 @@ static const struct vcase cases[] = {
 	C(R_SB_STALE_GID_NO_FEATURE, K_SB, sb_gid_no_feature),
 	C(R_SB_LPF_INO, K_SB, sb_lpf_reserved),
 	C(R_SB_LPF_INO, K_SB, sb_lpf_high),
+	C(R_SB_JOURNAL_RANGE, K_SB, sb_journal_none),
+	C(R_SB_JOURNAL_RANGE, K_SB, sb_journal_small),
+	C(R_SB_JOURNAL_RANGE, K_SB, sb_journal_across),
+	C(R_SB_JOURNAL_RANGE, K_SB, sb_journal_on_super),
+	C(R_SB_JOURNAL_RANGE, K_SB, sb_journal_past_end),
+	C(R_SB_JOURNAL_RANGE, K_SB, sb_journal_pad),
+	C(R_SB_JOURNAL_NO_FEATURE, K_SB, sb_journal_no_feature),
+	C(R_SB_RECOVER_NO_JOURNAL, K_SB, sb_recover_no_journal),
 
 	C(R_BG_CSUM, K_DESC_CSUM, bg_csum),
 	C(R_BG_BLOCK_BITMAP, K_DESC, bg_bb_on_super),
@@ -281,6 +305,7 @@ static const struct vcase cases[] = {
 	C(R_BG_BLOCK_BITMAP_CSUM, K_BB_CSUM, bg_bb_csum_uninit),
 	C(R_BG_INODE_BITMAP_CSUM, K_IB_CSUM, bg_ib_csum),
 	C(R_BG_INODE_BITMAP_CSUM, K_IB_CSUM, bg_ib_csum_uninit),
+	C(R_BG_ORPHANS, K_DESC, bg_orphans),
 
 	C(R_INODE_CSUM, K_INODE_CSUM, in_csum),
 	C(R_INODE_INO, K_INODE, in_ino),
@@ -430,11 +455,22 @@ START_TEST(accepted_edge_cases)
 	c.in.i_links_count = 0;
 	c.in.i_dtime = cpu_to_le64(5);
 	ck_assert_int_eq(run_verifier(&c, K_INODE), 0);
-	/* The STALE flag on a regular file; unknown compat features. */
+	/* The STALE flag on a regular file; an orphan with no links; unknown compat features. */
 	c.in.i_flags = cpu_to_le32(STALEFS_INODE_STALE_FL);
 	ck_assert_int_eq(run_verifier(&c, K_INODE), 0);
-	c.sb.s_feature_compat = cpu_to_le32(0xFFFFFFFF);
+	c.in.i_flags = cpu_to_le32(STALEFS_INODE_ORPHAN_FL);
+	c.in.i_dtime = 0;
+	ck_assert_int_eq(run_verifier(&c, K_INODE), 0);
+	c.sb.s_feature_compat = cpu_to_le32(0xFFFFFFFF & ~STALEFS_FEATURE_COMPAT_HAS_JOURNAL);
 	ck_assert_int_eq(run_verifier(&c, K_SB), 0);
+	/* A journal filling group 1's data blocks exactly, needing recovery. */
+	set_journal(&c, stalefs_group_first_block(&c.g, 1) + stalefs_group_super_blocks(&c.g, 1),
+		    stalefs_group_nblocks(&c.g, 1) - stalefs_group_super_blocks(&c.g, 1));
+	c.sb.s_feature_incompat |= cpu_to_le32(STALEFS_FEATURE_INCOMPAT_RECOVER);
+	ck_assert_int_eq(run_verifier(&c, K_SB), 0);
+	/* A group with orphans. */
+	c.d.bg_orphan_count = cpu_to_le32(c.g.inodes_per_group);
+	ck_assert_int_eq(run_verifier(&c, K_DESC), 0);
 	/* A recorded permitted group with its feature. */
 	c.sb.s_feature_ro_compat |= cpu_to_le32(STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE);
 	c.sb.s_stale_gid = cpu_to_le32(0);
