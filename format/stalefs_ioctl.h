@@ -51,4 +51,17 @@ struct stalefs_stale_info {
 };
 #define STALEFS_IOC_STALE_INFO	_IOR('S', 0x02, struct stalefs_stale_info)
 
+/*
+ * Shut the filesystem down (CAP_SYS_ADMIN), as XFS_IOC_GOINGDOWN and ext4's
+ * EXT4_IOC_SHUTDOWN do (same number, same flags, so xfs_io's "shutdown"
+ * works): from then on nothing more is written and every operation fails
+ * with EIO, leaving the disk as a crash at that moment would.  DEFAULT
+ * freezes the filesystem first (everything done so far is written),
+ * LOGFLUSH commits the journal first, NOLOGFLUSH stops at once.
+ */
+#define STALEFS_GOING_FLAGS_DEFAULT	0x0
+#define STALEFS_GOING_FLAGS_LOGFLUSH	0x1
+#define STALEFS_GOING_FLAGS_NOLOGFLUSH	0x2
+#define STALEFS_IOC_GOINGDOWN	_IOR('X', 125, __u32)
+
 #endif /* STALEFS_IOCTL_H */

@@ -1,17 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Block and inode allocation: group descriptors, bitmaps, free summaries.
+ * Block and inode allocation: group descriptors, bitmaps, free summaries,
+ * and the per-group orphan counts.
  *
  * Everything here runs under sbi->alloc_lock.  Bitmaps are read through the
  * buffer cache and verified against the checksum in their descriptor the
  * first time; a group whose bitmap was never written (BLOCK_UNINIT,
  * INODE_UNINIT) gets it built on its first allocation, as FORMAT.md
  * section 4 says.  Every change re-checksums the bitmap and descriptor.
+ *
+ * With a journal every change is journaled (journal.h): access is taken on
+ * the bitmap blocks and the descriptor block before bits change, and only
+ * the bitmap blocks whose bits changed are journaled (the checksum lives in
+ * the descriptor).  What is written outside the journal is what no
+ * committed state depends on until it is on disk: a bitmap built for an
+ * uninitialised group and inode table slots zeroed past the unused-inode
+ * mark are written and waited for before the transaction that starts
+ * relying on them can commit.  Blocks freed by a transaction that has not
+ * committed are not handed out (journal.c: sbi->pending).
  */
 #include <linux/slab.h>
 #include <linux/bitops.h>
 #include <linux/random.h>
 #include "stalefs.h"
+#include "journal.h"
 
 int stalefs_load_groups(struct super_block *sb)
 {
@@ -92,13 +104,25 @@ u32 stalefs_count_free_inodes(struct super_block *sb)
 	return n;
 }
 
-/* Descriptor changed: checksum it and let writeback carry it. */
+/* ---- descriptors ---- */
+
+/* Before a descriptor changes: its block joins the transaction. */
+static int desc_access(struct super_block *sb, struct buffer_head *bh)
+{
+	return stalefs_get_write_access(sb, bh);
+}
+
+/* A descriptor changed: checksum it and journal it (or let writeback carry it). */
 static void desc_dirty(struct super_block *sb, u32 group, struct stalefs_group_desc *d,
 		       struct buffer_head *bh)
 {
+	lock_buffer(bh);
 	stalefs_desc_set_csum(STALEFS_SB(sb)->csum_seed, group, d);
-	stalefs_dirty_held(bh);
+	unlock_buffer(bh);
+	stalefs_dirty_metadata(NULL, sb, bh);
 }
+
+/* ---- bitmaps ---- */
 
 /* A bitmap: one or more blocks, checksummed as one. */
 struct stalefs_bitmap {
@@ -106,6 +130,7 @@ struct stalefs_bitmap {
 	struct buffer_head **bhs;
 	u32 nblocks;
 	u32 bits;		/* bits that matter (group blocks or inodes) */
+	u32 lo, hi;		/* blocks [lo, hi) joined the transaction for a change */
 };
 
 static void bitmap_release(struct stalefs_bitmap *bm)
@@ -166,9 +191,73 @@ static u32 bm_find_zero(struct super_block *sb, struct stalefs_bitmap *bm, u32 f
 	return bm->bits;
 }
 
+/* Before bits [first, last] change: their blocks join the transaction. */
+static int bitmap_access(struct super_block *sb, struct stalefs_bitmap *bm, u32 first, u32 last)
+{
+	u32 per = sb->s_blocksize * 8, b;
+	int err;
+
+	for (b = first / per; b <= last / per && b < bm->nblocks; b++) {
+		if (b >= bm->lo && b < bm->hi)
+			continue;
+		err = stalefs_get_write_access(sb, bm->bhs[b]);
+		if (err)
+			return err;
+		if (bm->lo == bm->hi) {
+			bm->lo = b;
+			bm->hi = b + 1;
+		} else {
+			bm->lo = min(bm->lo, b);
+			bm->hi = max(bm->hi, b + 1);
+		}
+	}
+	return 0;
+}
+
+/* Bits changed: the checksum (in the descriptor) and the blocks that hold them. */
+static void bitmap_dirty(struct super_block *sb, u32 group, struct stalefs_bitmap *bm,
+			 __le32 *csum)
+{
+	u32 i;
+
+	*csum = cpu_to_le32(bitmap_csum(sb, group, bm));
+	for (i = bm->lo; i < bm->hi; i++)
+		stalefs_dirty_metadata(NULL, sb, bm->bhs[i]);
+}
+
+/*
+ * Write and wait for blocks changed outside the journal: a transaction that
+ * relies on them must not commit before they are on disk (the commit's
+ * cache flush then covers them).  Without a journal writeback carries them.
+ */
+static int write_now(struct super_block *sb, struct buffer_head **bhs, u32 n)
+{
+	u32 i;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!stalefs_has_journal(sb)) {
+			mark_buffer_dirty(bhs[i]);
+			continue;
+		}
+		mark_buffer_dirty(bhs[i]);
+		write_dirty_buffer(bhs[i], REQ_SYNC);
+	}
+	if (!stalefs_has_journal(sb))
+		return 0;
+	for (i = 0; i < n; i++) {
+		wait_on_buffer(bhs[i]);
+		if (!buffer_uptodate(bhs[i]))
+			err = -EIO;
+	}
+	return err;
+}
+
 /*
  * Read (or, when 'uninit', build) a bitmap of 'nblocks' blocks at 'start'.
- * 'init' fills a fresh bitmap; 'csum' is the descriptor's checksum field.
+ * 'csum' is the descriptor's checksum field.  A built bitmap is written out
+ * at once (write_now): it is not journaled, so the transaction that marks
+ * the group initialised must find it on disk.
  */
 static int bitmap_get(struct super_block *sb, u32 group, u64 start, u32 nblocks,
 		      u32 bits, bool uninit, __le32 csum, struct stalefs_bitmap *bm)
@@ -219,16 +308,6 @@ static int bitmap_get(struct super_block *sb, u32 group, u64 start, u32 nblocks,
 	return 0;
 }
 
-static void bitmap_dirty(struct super_block *sb, u32 group, struct stalefs_bitmap *bm,
-			 __le32 *csum)
-{
-	u32 i;
-
-	*csum = cpu_to_le32(bitmap_csum(sb, group, bm));
-	for (i = 0; i < bm->nblocks; i++)
-		mark_buffer_dirty(bm->bhs[i]);
-}
-
 static void mark_range(struct super_block *sb, struct stalefs_bitmap *bm, u64 gfirst,
 		       u64 start, u64 len)
 {
@@ -237,6 +316,32 @@ static void mark_range(struct super_block *sb, struct stalefs_bitmap *bm, u64 gf
 	for (b = start; b < start + len; b++)
 		if (b >= gfirst && b - gfirst < bm->bits)
 			bm_set(sb, bm, (u32)(b - gfirst), true);
+}
+
+/* The journal's blocks in this group (it lies in one group), in use from mkfs on. */
+static void mark_journal(struct super_block *sb, struct stalefs_bitmap *bm, u64 gfirst)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+
+	if (sbi->journal_blocks)
+		mark_range(sb, bm, gfirst, sbi->journal_start, sbi->journal_blocks);
+}
+
+/* Take an uninitialised bitmap into use: built, written, the flag cleared (journaled). */
+static int bitmap_init_done(struct super_block *sb, u32 group, struct stalefs_group_desc *d,
+			    struct buffer_head *dbh, struct stalefs_bitmap *bm, u16 flag,
+			    __le32 *csum)
+{
+	int err = write_now(sb, bm->bhs, bm->nblocks);
+
+	if (!err)
+		err = desc_access(sb, dbh);
+	if (err)
+		return err;
+	d->bg_flags = cpu_to_le16(le16_to_cpu(d->bg_flags) & ~flag);
+	*csum = cpu_to_le32(bitmap_csum(sb, group, bm));
+	desc_dirty(sb, group, d, dbh);
+	return 0;
 }
 
 static int block_bitmap_get(struct super_block *sb, u32 group, struct stalefs_group_desc *d,
@@ -251,20 +356,24 @@ static int block_bitmap_get(struct super_block *sb, u32 group, struct stalefs_gr
 			 stalefs_group_nblocks(g, group), uninit, d->bg_block_bitmap_csum, bm);
 	if (err || !uninit)
 		return err;
-	/* Never written: the group's own metadata is in use, the rest free. */
+	/* Never written: the group's own metadata (and the journal) in use, the rest free. */
 	mark_range(sb, bm, first, first, stalefs_group_super_blocks(g, group));
 	mark_range(sb, bm, first, le64_to_cpu(d->bg_block_bitmap), g->block_bitmap_blocks);
 	mark_range(sb, bm, first, le64_to_cpu(d->bg_inode_bitmap), g->inode_bitmap_blocks);
 	mark_range(sb, bm, first, le64_to_cpu(d->bg_inode_table), g->inode_table_blocks);
-	d->bg_flags = cpu_to_le16(le16_to_cpu(d->bg_flags) & ~STALEFS_BG_BLOCK_UNINIT);
-	bitmap_dirty(sb, group, bm, &d->bg_block_bitmap_csum);
-	desc_dirty(sb, group, d, dbh);
-	return 0;
+	mark_journal(sb, bm, first);
+	err = bitmap_init_done(sb, group, d, dbh, bm, STALEFS_BG_BLOCK_UNINIT,
+			       &d->bg_block_bitmap_csum);
+	if (err)
+		bitmap_release(bm);
+	return err;
 }
 
-/* Is block b one of the group's own metadata blocks?  Guards against a bad bitmap. */
-static bool is_group_meta(struct stalefs_geom *g, u32 group, struct stalefs_group_desc *d, u64 b)
+/* Is block b one of the group's own metadata blocks, or the journal's?  Guards against a bad bitmap. */
+static bool is_group_meta(struct super_block *sb, u32 group, struct stalefs_group_desc *d, u64 b)
 {
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_geom *g = &sbi->geom;
 	u64 first = stalefs_group_first_block(g, group);
 	u64 bb = le64_to_cpu(d->bg_block_bitmap), ib = le64_to_cpu(d->bg_inode_bitmap);
 	u64 it = le64_to_cpu(d->bg_inode_table);
@@ -272,17 +381,15 @@ static bool is_group_meta(struct stalefs_geom *g, u32 group, struct stalefs_grou
 	return (b >= first && b < first + stalefs_group_super_blocks(g, group)) ||
 	       (b >= bb && b < bb + g->block_bitmap_blocks) ||
 	       (b >= ib && b < ib + g->inode_bitmap_blocks) ||
-	       (b >= it && b < it + g->inode_table_blocks);
+	       (b >= it && b < it + g->inode_table_blocks) ||
+	       (b >= sbi->journal_start && b < sbi->journal_start + sbi->journal_blocks);
 }
 
-/*
- * [pblk, pblk+len) lies inside the filesystem and overlaps no group's own
- * metadata: what every extent and tree node read from disk must satisfy,
- * so that a damaged map can never direct file writes onto metadata.
- */
-bool stalefs_blocks_valid(struct super_block *sb, u64 pblk, u64 len)
+/* [pblk, pblk+len) lies inside the filesystem and overlaps no group's own metadata. */
+bool stalefs_meta_free(struct super_block *sb, u64 pblk, u64 len)
 {
-	struct stalefs_geom *g = &STALEFS_SB(sb)->geom;
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_geom *g = &sbi->geom;
 	u64 b = pblk, end = pblk + len;
 
 	if (pblk == 0 || len == 0 || end > g->blocks_count || end < pblk)
@@ -306,6 +413,48 @@ bool stalefs_blocks_valid(struct super_block *sb, u64 pblk, u64 len)
 		b = gend;
 	}
 	return true;
+}
+
+/*
+ * [pblk, pblk+len) is neither group metadata nor the journal: what every
+ * extent and tree node read from disk must satisfy, so that a damaged map
+ * can never direct file writes onto metadata or the log.
+ */
+bool stalefs_blocks_valid(struct super_block *sb, u64 pblk, u64 len)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+
+	if (sbi->journal_blocks && pblk < sbi->journal_start + sbi->journal_blocks &&
+	    sbi->journal_start < pblk + len)
+		return false;
+	return stalefs_meta_free(sb, pblk, len);
+}
+
+/*
+ * The first free block at or after bit 'from' of the group that no
+ * uncommitted free holds back, or bm->bits; *limit (a bit) is where a run
+ * starting there must stop.
+ */
+static u32 find_usable(struct super_block *sb, struct stalefs_bitmap *bm, u64 gfirst, u32 from,
+		       u32 *limit)
+{
+	for (;;) {
+		u32 bit = bm_find_zero(sb, bm, from);
+		u64 end, next;
+
+		*limit = bm->bits;
+		if (bit >= bm->bits)
+			return bit;
+		end = stalefs_pending_skip(sb, gfirst + bit, &next);
+		if (!end) {
+			if (next - gfirst < bm->bits)
+				*limit = (u32)(next - gfirst);
+			return bit;
+		}
+		if (end - gfirst >= bm->bits)
+			return bm->bits;
+		from = (u32)(end - gfirst);
+	}
 }
 
 int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *got)
@@ -334,7 +483,7 @@ int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *
 		struct stalefs_group_desc *d = stalefs_get_desc(sb, grp, &dbh);
 		struct stalefs_bitmap bm;
 		u64 first = stalefs_group_first_block(g, grp);
-		u32 start = 0, bit, n, k;
+		u32 start = 0, bit, n, k, limit, zeros;
 
 		if (!le32_to_cpu(d->bg_free_blocks_count))
 			continue;
@@ -343,27 +492,38 @@ int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *
 			goto out;
 		if (grp == g0 && goal > first)
 			start = (u32)(goal - first);
-		bit = bm_find_zero(sb, &bm, start);
+		bit = find_usable(sb, &bm, first, start, &limit);
 		if (bit >= bm.bits && start)
-			bit = bm_find_zero(sb, &bm, 0);
+			bit = find_usable(sb, &bm, first, 0, &limit);
 		if (bit >= bm.bits) {
+			zeros = bm_find_zero(sb, &bm, 0);
 			bitmap_release(&bm);
-			stalefs_error(sb, inode->i_ino, first,
-				      "group %u: free count says free blocks, bitmap has none", grp);
 			err = -ENOSPC;
+			/* Free blocks held back until a commit are not damage. */
+			if (zeros >= bm.bits)
+				stalefs_error(sb, inode->i_ino, first,
+					      "group %u: free count says free blocks, bitmap has none",
+					      grp);
 			continue;
 		}
-		if (is_group_meta(g, grp, d, first + bit)) {
+		if (is_group_meta(sb, grp, d, first + bit)) {
 			bitmap_release(&bm);
 			stalefs_error(sb, inode->i_ino, first + bit,
 				      "block bitmap marks group metadata free");
 			err = -EUCLEAN;
 			goto out;
 		}
-		for (n = 1; n < want && bit + n < bm.bits && !bm_test(sb, &bm, bit + n) &&
-			    !is_group_meta(g, grp, d, first + bit + n); n++)
+		for (n = 1; n < want && bit + n < limit && !bm_test(sb, &bm, bit + n) &&
+			    !is_group_meta(sb, grp, d, first + bit + n); n++)
 			;
 		n = min(n, le32_to_cpu(d->bg_free_blocks_count));
+		err = bitmap_access(sb, &bm, bit, bit + n - 1);
+		if (!err)
+			err = desc_access(sb, dbh);
+		if (err) {
+			bitmap_release(&bm);
+			goto out;
+		}
 		for (k = 0; k < n; k++)
 			bm_set(sb, &bm, bit + k, true);
 		bitmap_dirty(sb, grp, &bm, &d->bg_block_bitmap_csum);
@@ -382,29 +542,23 @@ out:
 	return err;
 }
 
+/*
+ * Free [pblk, pblk+len).  metadata: the blocks held tree nodes, directory
+ * or symlink blocks, which the journal may hold older copies of: revoke
+ * them (or, without a journal, drop the buffers so writeback cannot put
+ * them over their next owner).  Returns how many were freed.
+ */
 void stalefs_free_blocks(struct inode *inode, u64 pblk, u32 len, bool metadata)
 {
 	struct super_block *sb = inode->i_sb;
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
 	struct stalefs_geom *g = &sbi->geom;
-	u64 b;
 
 	if (!len)
 		return;
 	if (pblk == 0 || pblk >= g->blocks_count || len > g->blocks_count - pblk) {
 		stalefs_error(sb, inode->i_ino, pblk, "freeing blocks outside the filesystem");
 		return;
-	}
-	if (metadata) {
-		/* A freed metadata block must not be written back over its next owner. */
-		for (b = pblk; b < pblk + len; b++) {
-			struct buffer_head *bh = sb_find_get_block(sb, b);
-
-			if (bh) {
-				clear_buffer_stalefs_verified(bh);
-				bforget(bh);
-			}
-		}
 	}
 	inode_sub_bytes(inode, (loff_t)len << sb->s_blocksize_bits);
 	mutex_lock(&sbi->alloc_lock);
@@ -420,12 +574,18 @@ void stalefs_free_blocks(struct inode *inode, u64 pblk, u32 len, bool metadata)
 
 		if (block_bitmap_get(sb, grp, d, dbh, &bm))
 			break;
+		if (bitmap_access(sb, &bm, off, off + n - 1) || desc_access(sb, dbh)) {
+			bitmap_release(&bm);
+			break;
+		}
 		for (i = 0; i < n; i++) {
-			if (!bm_test(sb, &bm, off + i) || is_group_meta(g, grp, d, pblk + i)) {
+			if (!bm_test(sb, &bm, off + i) || is_group_meta(sb, grp, d, pblk + i)) {
 				stalefs_error(sb, inode->i_ino, pblk + i,
 					      "freeing a block that is free or metadata");
 				continue;
 			}
+			if (metadata)
+				stalefs_forget_metadata(sb, pblk + i);
 			bm_set(sb, &bm, off + i, false);
 			freed++;
 		}
@@ -434,6 +594,8 @@ void stalefs_free_blocks(struct inode *inode, u64 pblk, u32 len, bool metadata)
 		le32_add_cpu(&d->bg_free_blocks_count, freed);
 		desc_dirty(sb, grp, d, dbh);
 		sbi->free_blocks += freed;
+		/* Not for reuse before this transaction commits. */
+		stalefs_pending_free(sb, pblk, n);
 		pblk += n;
 		len -= n;
 	}
@@ -451,34 +613,55 @@ static int inode_bitmap_get(struct super_block *sb, u32 group, struct stalefs_gr
 			 g->inodes_per_group, uninit, d->bg_inode_bitmap_csum, bm);
 	if (err || !uninit)
 		return err;
-	d->bg_flags = cpu_to_le16(le16_to_cpu(d->bg_flags) & ~STALEFS_BG_INODE_UNINIT);
-	bitmap_dirty(sb, group, bm, &d->bg_inode_bitmap_csum);
-	desc_dirty(sb, group, d, dbh);
-	return 0;
+	err = bitmap_init_done(sb, group, d, dbh, bm, STALEFS_BG_INODE_UNINIT,
+			       &d->bg_inode_bitmap_csum);
+	if (err)
+		bitmap_release(bm);
+	return err;
 }
 
-/* Slots from the lazy-init mark up to 'slot' become initialised (zeroed) slots. */
+/*
+ * Slots from the lazy-init mark up to 'slot' become initialised (zeroed)
+ * slots.  The table blocks holding the mark and the slot may hold live
+ * inodes too: journaled.  Blocks wholly between them hold nothing anyone
+ * relies on yet: written directly, before the transaction that moves the
+ * mark can commit.  The caller has access to the descriptor block.
+ */
 static int itable_init_upto(struct super_block *sb, u32 group, struct stalefs_group_desc *d,
 			    u32 slot)
 {
 	struct stalefs_geom *g = &STALEFS_SB(sb)->geom;
 	u32 mark = g->inodes_per_group - le32_to_cpu(d->bg_itable_unused);
-	u32 s;
+	u32 ipb = g->inodes_per_block, s, end;
+	int err;
 
 	if (slot < mark)
 		return 0;
-	for (s = mark; s <= slot; s++) {
-		u64 blk = le64_to_cpu(d->bg_inode_table) + s / g->inodes_per_block;
-		struct buffer_head *bh = sb_bread(sb, blk);
+	for (s = mark; s <= slot; s = end) {
+		u64 blk = le64_to_cpu(d->bg_inode_table) + s / ipb;
+		bool edge = s / ipb == mark / ipb || s / ipb == slot / ipb;
+		struct buffer_head *bh = edge ? sb_bread(sb, blk) : sb_getblk(sb, blk);
 
+		end = min(slot + 1, (s / ipb + 1) * ipb);
 		if (!bh)
 			return -EIO;
+		if (edge) {
+			err = stalefs_get_write_access(sb, bh);
+			if (err) {
+				brelse(bh);
+				return err;
+			}
+		}
 		lock_buffer(bh);
-		memset(bh->b_data + (s % g->inodes_per_block) * STALEFS_INODE_SIZE, 0,
-		       STALEFS_INODE_SIZE);
+		if (!edge)
+			set_buffer_uptodate(bh);
+		memset(bh->b_data + (s % ipb) * STALEFS_INODE_SIZE, 0,
+		       (end - s) * STALEFS_INODE_SIZE);
 		unlock_buffer(bh);
-		mark_buffer_dirty(bh);
+		err = edge ? stalefs_dirty_metadata(NULL, sb, bh) : write_now(sb, &bh, 1);
 		brelse(bh);
+		if (err)
+			return err;
 	}
 	d->bg_itable_unused = cpu_to_le32(g->inodes_per_group - slot - 1);
 	return 0;
@@ -530,7 +713,11 @@ int stalefs_new_ino(struct inode *dir, umode_t mode, u32 *ino)
 			err = -ENOSPC;
 			continue;
 		}
-		err = itable_init_upto(sb, grp, d, bit);
+		err = bitmap_access(sb, &bm, bit, bit);
+		if (!err)
+			err = desc_access(sb, dbh);
+		if (!err)
+			err = itable_init_upto(sb, grp, d, bit);
 		if (err) {
 			bitmap_release(&bm);
 			goto out;
@@ -552,7 +739,8 @@ out:
 	return err;
 }
 
-void stalefs_free_ino(struct super_block *sb, u32 ino, bool dir)
+/* The inode's slot is free again; an orphan (FORMAT.md 13) stops being counted. */
+void stalefs_free_ino(struct super_block *sb, u32 ino, bool dir, bool orphan)
 {
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
 	struct stalefs_geom *g = &sbi->geom;
@@ -571,14 +759,41 @@ void stalefs_free_ino(struct super_block *sb, u32 ino, bool dir)
 		bitmap_release(&bm);
 		goto out;
 	}
+	if (bitmap_access(sb, &bm, bit, bit) || desc_access(sb, dbh)) {
+		bitmap_release(&bm);
+		goto out;
+	}
 	bm_set(sb, &bm, bit, false);
 	bitmap_dirty(sb, grp, &bm, &d->bg_inode_bitmap_csum);
 	bitmap_release(&bm);
 	le32_add_cpu(&d->bg_free_inodes_count, 1);
 	if (dir && le32_to_cpu(d->bg_used_dirs_count))
 		le32_add_cpu(&d->bg_used_dirs_count, -1);
+	if (orphan && le32_to_cpu(d->bg_orphan_count))
+		le32_add_cpu(&d->bg_orphan_count, -1);
 	desc_dirty(sb, grp, d, dbh);
 	sbi->free_inodes++;
 out:
 	mutex_unlock(&sbi->alloc_lock);
+}
+
+/* The group of ino counts one orphan more (delta 1) or less (-1). */
+int stalefs_orphan_count(struct super_block *sb, u32 ino, int delta)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	u32 grp = stalefs_ino_group(&sbi->geom, ino);
+	struct buffer_head *dbh;
+	struct stalefs_group_desc *d;
+	int err;
+
+	mutex_lock(&sbi->alloc_lock);
+	d = stalefs_get_desc(sb, grp, &dbh);
+	err = desc_access(sb, dbh);
+	if (!err) {
+		if (delta > 0 || le32_to_cpu(d->bg_orphan_count))
+			le32_add_cpu(&d->bg_orphan_count, delta);
+		desc_dirty(sb, grp, d, dbh);
+	}
+	mutex_unlock(&sbi->alloc_lock);
+	return err;
 }

@@ -33,7 +33,7 @@ kernel-dkms:
 	cp $(filter-out %.mod.c,$(wildcard kernel/*.c)) kernel/*.h kernel/Kbuild kernel/dkms.conf $(DESTDIR)/usr/src/stalefs-$(KERNEL_VERSION_STR)/
 	cp format/core/*.c format/core/*.h $(DESTDIR)/usr/src/stalefs-$(KERNEL_VERSION_STR)/core/
 	rm -f $(DESTDIR)/usr/src/stalefs-$(KERNEL_VERSION_STR)/core/crc32_user.c
-	cp format/stalefs_format.h format/stalefs_ioctl.h $(DESTDIR)/usr/src/stalefs-$(KERNEL_VERSION_STR)/
+	cp format/stalefs_format.h format/stalefs_ioctl.h format/stalefs_journal.h $(DESTDIR)/usr/src/stalefs-$(KERNEL_VERSION_STR)/
 
 kernel-clean:
 	-if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(abspath kernel) clean; fi

@@ -9,11 +9,15 @@
  * adds use instead of walking every block; every edit here keeps it exact.
  *
  * Locking: the VFS holds the directory's i_rwsem, shared for lookup and
- * readdir, exclusive for every change, so block edits never race.
+ * readdir, exclusive for every change, so block edits never race.  Every
+ * change runs in the caller's journal handle (namei.c): dir_change() gives
+ * the block to the transaction and locks it, stalefs_dir_dirty() journals it.
  */
 #include <linux/iversion.h>
 #include "stalefs.h"
 #include "dir_index.h"
+#include "journal.h"
+#include "stale.h"
 
 static const unsigned char ft_to_dt[STALEFS_FT_MAX] = {
 	[STALEFS_FT_UNKNOWN] = DT_UNKNOWN,
@@ -132,13 +136,23 @@ void stalefs_dir_readahead(struct inode *dir, u32 lblk, u32 n)
 	     (off) < (bs) && ((de) = (void *)((bh)->b_data + (off)), 1); \
 	     (off) += le16_to_cpu((de)->rec_len))
 
-/* Directory block edited (under lock_buffer): checksum and dirty it. */
+/* Before a directory block changes: it joins the transaction, locked. */
+static int dir_change(struct inode *dir, struct buffer_head *bh)
+{
+	int err = stalefs_get_write_access(dir->i_sb, bh);
+
+	if (!err)
+		lock_buffer(bh);
+	return err;
+}
+
+/* Directory block edited (under lock_buffer): checksum and journal it. */
 void stalefs_dir_dirty(struct inode *dir, struct buffer_head *bh)
 {
 	stalefs_dirblock_set_csum(STALEFS_SB(dir->i_sb)->csum_seed, bh->b_data,
 				  dir->i_sb->s_blocksize);
 	unlock_buffer(bh);
-	mark_buffer_dirty_inode(bh, dir);
+	stalefs_dirty_metadata(dir, dir->i_sb, bh);
 	dir->i_mtime = dir->i_ctime = current_time(dir);
 	inode_inc_iversion(dir);
 	mark_inode_dirty(dir);
@@ -225,7 +239,11 @@ static struct buffer_head *dir_new_block(struct inode *dir, u32 lblk, int *err)
 		*err = -ENOMEM;
 		return NULL;
 	}
-	lock_buffer(bh);
+	*err = dir_change(dir, bh);
+	if (*err) {
+		brelse(bh);
+		return NULL;
+	}
 	memset(bh->b_data, 0, sb->s_blocksize);
 	db = (void *)bh->b_data;
 	db->db_magic = cpu_to_le32(STALEFS_DIRBLK_MAGIC);
@@ -259,7 +277,11 @@ static int add_in_block(struct inode *dir, u32 lblk, const struct qstr *name, u3
 
 		if (rec - used < need)
 			continue;
-		lock_buffer(bh);
+		err = dir_change(dir, bh);
+		if (err) {
+			brelse(bh);
+			return err;
+		}
 		if (used) {
 			/* Split: the new entry takes the slack after this one. */
 			struct stalefs_dir_entry *nde = (void *)((u8 *)de + used);
@@ -323,9 +345,12 @@ int stalefs_dir_delete(struct inode *dir, struct stalefs_dir_pos *pos)
 {
 	char name[STALEFS_NAME_LEN];
 	u32 len = pos->de->name_len;
+	int err;
 
 	memcpy(name, pos->de->name, len);
-	lock_buffer(pos->bh);
+	err = dir_change(dir, pos->bh);
+	if (err)
+		return err;
 	if (pos->prev)
 		le16_add_cpu(&pos->prev->rec_len, le16_to_cpu(pos->de->rec_len));
 	else
@@ -335,12 +360,16 @@ int stalefs_dir_delete(struct inode *dir, struct stalefs_dir_pos *pos)
 	return 0;
 }
 
-void stalefs_dir_set(struct inode *dir, struct stalefs_dir_pos *pos, u32 ino, umode_t mode)
+int stalefs_dir_set(struct inode *dir, struct stalefs_dir_pos *pos, u32 ino, umode_t mode)
 {
-	lock_buffer(pos->bh);
+	int err = dir_change(dir, pos->bh);
+
+	if (err)
+		return err;
 	pos->de->inode = cpu_to_le32(ino);
 	pos->de->file_type = stalefs_mode_to_ft(mode);
 	stalefs_dir_dirty(dir, pos->bh);
+	return 0;
 }
 
 int stalefs_dir_init(struct inode *dir, struct inode *parent)
@@ -448,4 +477,6 @@ const struct file_operations stalefs_dir_operations = {
 	.read		= generic_read_dir,
 	.iterate_shared	= stalefs_readdir,
 	.fsync		= stalefs_fsync,
+	.unlocked_ioctl	= stalefs_ioctl,	/* stale.c: FS_IOC_GOINGDOWN on a directory too */
+	.compat_ioctl	= compat_ptr_ioctl,
 };

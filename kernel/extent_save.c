@@ -21,11 +21,17 @@
  * new ones are allocated near the file's end; what is still left is freed.
  * write_node() dirties a block only when its bytes change.
  *
- * Locking: callers hold i_map_sem for writing.
+ * With a journal the nodes a save changes are journaled in the caller's
+ * handle; a node given back is revoked.  A full repack is chosen only if the
+ * handle can hold it (the leaves-keep-their-ranges plan stays within what
+ * the handle was started with: journal.c, stalefs_credits_tree).
+ *
+ * Locking: callers hold i_map_sem for writing, inside a journal handle.
  */
 #include <linux/slab.h>
 #include "stalefs.h"
 #include "stale.h"
+#include "journal.h"
 
 struct leaf_plan {
 	u32 s, e;	/* the array's extents [s, e) */
@@ -99,6 +105,7 @@ static int plan_stable(struct stalefs_inode_info *ei, u32 cap, struct save_plan 
 	u32 nl = ei->i_nleaves, j;
 	int err = 0;
 
+	p->nleaves = 0;
 	p->nspare = 0;
 	for (j = 0; j < nl && !err; j++) {
 		u64 lo = j ? ei->i_leaf_key[j] : 0;
@@ -139,6 +146,34 @@ static int plan_stable(struct stalefs_inode_info *ei, u32 cap, struct save_plan 
 	for (j = nl; j < ei->i_nnodes; j++)
 		p->spare[p->nspare++] = ei->i_nodes[j];
 	return err;
+}
+
+/*
+ * Can the current handle hold the plan: its changed leaves, every index
+ * node, the node blocks taken and given back, the inode?  If not, extend
+ * the handle if the transaction has room.  Asked before any node block is
+ * taken, while a smaller plan can still be chosen instead.
+ */
+static bool plan_fits(struct inode *inode, const struct save_plan *p)
+{
+	struct super_block *sb = inode->i_sb;
+	handle_t *handle = stalefs_handle(sb);
+	u32 dirty = 0, i, fresh, spare;
+	int need, have;
+
+	if (!handle)
+		return true;
+	for (i = 0; i < p->nleaves; i++)
+		dirty += p->leaves[i].dirty;
+	fresh = p->nindex + p->nleaves;
+	fresh = fresh > p->nspare ? fresh - p->nspare : 0;
+	spare = p->nspare;
+	need = 1 + dirty + p->nindex + stalefs_credits_alloc(sb, fresh) +
+	       stalefs_credits_alloc(sb, spare);
+	have = jbd2_handle_buffer_credits(handle);
+	if (need <= have)
+		return true;
+	return jbd2_journal_extend(handle, need - have, spare) == 0;
 }
 
 /* Index levels above the leaves, up to a root of STALEFS_ROOT_EXTENTS entries. */
@@ -190,21 +225,30 @@ static int write_node(struct inode *inode, u64 pblk, const void *img)
 {
 	struct super_block *sb = inode->i_sb;
 	struct buffer_head *bh = sb_getblk(sb, pblk);
+	bool same;
+	int err;
 
 	if (!bh)
 		return -ENOMEM;
 	lock_buffer(bh);
-	if (!buffer_uptodate(bh) || memcmp(bh->b_data, img, sb->s_blocksize)) {
+	same = buffer_uptodate(bh) && !memcmp(bh->b_data, img, sb->s_blocksize);
+	unlock_buffer(bh);
+	if (same) {
+		brelse(bh);
+		return 0;
+	}
+	/* The whole block is rewritten: its old contents need not be read. */
+	err = stalefs_get_write_access(sb, bh);
+	if (!err) {
+		lock_buffer(bh);
 		memcpy(bh->b_data, img, sb->s_blocksize);
 		set_buffer_uptodate(bh);
 		set_buffer_stalefs_verified(bh);
 		unlock_buffer(bh);
-		mark_buffer_dirty_inode(bh, inode);
-	} else {
-		unlock_buffer(bh);
+		err = stalefs_dirty_metadata(inode, sb, bh);
 	}
 	brelse(bh);
-	return 0;
+	return err;
 }
 
 static void node_init(struct inode *inode, void *img, u64 pblk, u16 depth, u16 entries)
@@ -329,6 +373,7 @@ static int save_tree(struct inode *inode)
 	struct tree_bufs b = { 0 };
 	u64 *nodes = NULL;
 	u32 *keys = NULL, i, total;
+	bool repacked = false;
 	int err = -ENOMEM;
 
 	p.spare = kmalloc_array(max_t(u32, ei->i_nnodes, 1), sizeof(u64), GFP_NOFS);
@@ -340,14 +385,25 @@ static int save_tree(struct inode *inode)
 		err = plan_packed(ei, cap, &p);
 	else
 		err = plan_stable(ei, cap, &p);
-	if (!err && p.nleaves > 2 * DIV_ROUND_UP(ei->i_next, cap) + 1)
+	if (!err && p.nleaves > 2 * DIV_ROUND_UP(ei->i_next, cap) + 1) {
 		err = plan_packed(ei, cap, &p);	/* grown sparse */
+		repacked = true;
+	}
 	if (!err)
 		err = plan_levels(&p, cap);
 	if (err == -EFBIG && !ei->i_repack && ei->i_nleaves) {
 		err = plan_packed(ei, cap, &p);	/* the minimal tree may still fit */
+		repacked = true;
 		if (!err)
 			err = plan_levels(&p, cap);
+	}
+	if (!err && !plan_fits(inode, &p) && repacked) {
+		/* A repack the transaction cannot hold: the stable plan instead. */
+		err = plan_stable(ei, cap, &p);
+		if (!err)
+			err = plan_levels(&p, cap);
+		if (!err)
+			plan_fits(inode, &p);
 	}
 	if (err)
 		goto out;
@@ -420,6 +476,14 @@ int stalefs_ext_save(struct inode *inode)
 		ei->i_dirty_hi = 0;
 	}
 	WRITE_ONCE(ei->i_root_gen, ei->i_root_gen + 1);	/* inode.c copy_to_table */
+	/* Whatever conversions waited in memory are in this save (iomap.c). */
+	ei->i_save_pending = false;
+	ei->i_pending_edits = 0;
+	if (stalefs_has_journal(inode->i_sb)) {
+		int err2 = stalefs_inode_to_table(inode, true, true);
+
+		return err ? err : err2;
+	}
 	mark_inode_dirty(inode);
 	return err;
 }

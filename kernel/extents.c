@@ -14,13 +14,19 @@
  * node behind; the tree is rebuilt from the array, so its shape is never
  * worse than twice the minimal leaf count (extent_save.c).
  *
- * Locking: callers hold i_map_sem (read for lookups, write for changes).
+ * Edits are bounded (STALEFS_EDIT_EXTENTS extents, STALEFS_ALLOC_EXTENTS
+ * new ones, STALEFS_REVOKE_BLOCKS freed metadata blocks per call) so that
+ * one transaction always holds an edit and its save; callers loop.
+ *
+ * Locking: callers hold i_map_sem (read for lookups, write for changes),
+ * and, for changes, a journal handle taken before it.
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
 #include "stalefs.h"
 #include "stale.h"
+#include "journal.h"
 
 static u32 ext_node_cap(struct super_block *sb)
 {
@@ -127,7 +133,6 @@ struct ext_walk {
 		u32 entries;
 	} *leaves;		/* in order */
 	u32 nleaves, leaf_cap;
-	bool empty_leaf;
 };
 
 static int walk_node(struct ext_walk *w, const struct stalefs_extent_header *eh,
@@ -146,8 +151,6 @@ static int leaf_add(struct ext_walk *w, u32 pos, u32 entries)
 	}
 	w->leaves[w->nleaves].pos = pos;
 	w->leaves[w->nleaves++].entries = entries;
-	if (!entries)
-		w->empty_leaf = true;
 	return 0;
 }
 
@@ -287,15 +290,20 @@ static int leaves_first(struct inode *inode, struct ext_walk *w)
 			nodes[k++] = ei->i_nodes[i];
 	kfree(ei->i_nodes);
 	ei->i_nodes = nodes;
-	/* Keys: leaves hold the array in order, so leaf i starts where the
-	 * previous ones' entries end; an empty leaf has no key: pack afresh. */
+	/*
+	 * Keys: leaves hold the array in order, so leaf i starts where the
+	 * previous ones' entries end.  An empty leaf gets the next leaf's key
+	 * (past the end: U32_MAX, after every extent), an empty range: the
+	 * next save gives its block back, and no save needs to repack every
+	 * leaf (which a journal transaction might not hold).
+	 */
 	for (i = 0; i < w->nleaves; i++) {
-		keys[i] = ext < ei->i_next ? ei->i_ext[ext].lblk : 0;
+		keys[i] = ext < ei->i_next ? ei->i_ext[ext].lblk : U32_MAX;
 		ext += w->leaves[i].entries;
 	}
 	ei->i_leaf_key = keys;
 	ei->i_nleaves = w->nleaves;
-	ei->i_repack = w->empty_leaf;
+	ei->i_repack = false;
 	return 0;
 }
 
@@ -441,21 +449,37 @@ int stalefs_ext_insert(struct inode *inode, const struct stalefs_ext *ex)
 	return 0;
 }
 
-/* Change flags 'from' to 'to' on every block of [lblk, lblk+len) that has them. */
-int stalefs_ext_convert(struct inode *inode, u32 lblk, u32 len, u16 from, u16 to)
+/*
+ * Change flags 'from' to 'to' on the blocks of [lblk, lblk+len) that have
+ * them, in memory only, for at most STALEFS_EDIT_EXTENTS extents: *next is
+ * where the change stopped (lblk + len when it covered the range).
+ * Returns how many extents changed, or an error.
+ */
+int stalefs_ext_convert_mem(struct inode *inode, u32 lblk, u32 len, u16 from, u16 to, u64 *next)
 {
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
-	u64 end = (u64)lblk + len;
-	u32 i, first;
+	u64 end = (u64)lblk + len, stop = end;
+	u32 i, first, changed = 0;
 	int err;
 
+	*next = lblk;
 	err = ext_split_at(ei, lblk);
-	if (!err)
-		err = ext_split_at(ei, end);
+	if (err)
+		return err;
+	for (i = ext_search(ei, lblk); i < ei->i_next && ei->i_ext[i].lblk < end; i++) {
+		if (ei->i_ext[i].flags != from)
+			continue;
+		if (changed == STALEFS_EDIT_EXTENTS) {
+			stop = ei->i_ext[i].lblk;
+			break;
+		}
+		changed++;
+	}
+	err = ext_split_at(ei, stop);
 	if (err)
 		return err;
 	first = i = ext_search(ei, lblk);
-	for (; i < ei->i_next && ei->i_ext[i].lblk < end; i++) {
+	for (; i < ei->i_next && ei->i_ext[i].lblk < stop; i++) {
 		if (ei->i_ext[i].flags == from) {
 			ext_touch(ei, ei->i_ext[i].lblk);
 			ext_count(ei, from, -1);
@@ -465,38 +489,71 @@ int stalefs_ext_convert(struct inode *inode, u32 lblk, u32 len, u16 from, u16 to
 	}
 	ext_merge_around(ei, first, i);
 	ei->i_map_seq++;
-	return stalefs_ext_save(inode);
+	*next = stop;
+	return changed;
 }
 
-/* Unmap [lblk, lblk+len) and free its blocks. */
-int stalefs_ext_remove(struct inode *inode, u32 lblk, u64 len)
+/* As stalefs_ext_convert_mem, then saved (in the caller's transaction). */
+int stalefs_ext_convert(struct inode *inode, u32 lblk, u32 len, u16 from, u16 to, u64 *next)
+{
+	int n = stalefs_ext_convert_mem(inode, lblk, len, from, to, next);
+
+	return n < 0 ? n : stalefs_ext_save(inode);
+}
+
+/*
+ * Unmap [lblk, lblk+len) and free its blocks, from the end backwards: at
+ * most STALEFS_EDIT_EXTENTS extents and, for directories and symlinks (whose
+ * blocks are metadata and get revoked), STALEFS_REVOKE_BLOCKS blocks per
+ * call; *more says something is left.
+ */
+int stalefs_ext_remove(struct inode *inode, u32 lblk, u64 len, bool *more)
 {
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
 	u64 end = min_t(u64, (u64)lblk + len, STALEFS_MAX_FILE_BLOCKS);
-	u32 i, j;
+	bool metadata = !S_ISREG(inode->i_mode);
+	u32 i0, i, j, k;
+	u64 blocks = 0;
 	int err;
 
-	if (!len)
+	*more = false;
+	if (!len || lblk >= end)
 		return 0;
 	err = ext_split_at(ei, lblk);
 	if (!err)
 		err = ext_split_at(ei, end);
 	if (err)
 		return err;
-	i = j = ext_search(ei, lblk);
-	while (j < ei->i_next && ei->i_ext[j].lblk < end) {
-		/* Directory and symlink blocks live in the buffer cache: forget them. */
-		stalefs_free_blocks(inode, ei->i_ext[j].pblk, ei->i_ext[j].len,
-				    !S_ISREG(inode->i_mode));
-		ext_count(ei, ei->i_ext[j].flags, -1);
+	i0 = ext_search(ei, lblk);
+	j = ext_search(ei, (u32)min_t(u64, end, U32_MAX));
+	if (end >= STALEFS_MAX_FILE_BLOCKS)
+		j = ei->i_next;
+	if (j == i0)
+		return 0;
+	/* The last few extents of the range; a metadata extent longer than the budget loses its tail. */
+	if (metadata && ei->i_ext[j - 1].len > STALEFS_REVOKE_BLOCKS) {
+		const struct stalefs_ext *e = &ei->i_ext[j - 1];
+
+		err = ext_split_at(ei, (u64)e->lblk + e->len - STALEFS_REVOKE_BLOCKS);
+		if (err)
+			return err;
 		j++;
 	}
-	if (j == i)
-		return 0;
-	ext_touch(ei, ei->i_ext[i].lblk);
+	for (k = j; k > i0 && j - k < STALEFS_EDIT_EXTENTS; k--) {
+		if (metadata && blocks + ei->i_ext[k - 1].len > STALEFS_REVOKE_BLOCKS)
+			break;
+		blocks += ei->i_ext[k - 1].len;
+	}
+	*more = k > i0;
+	for (i = k; i < j; i++) {
+		/* Directory and symlink blocks are metadata: revoked, their buffers dropped. */
+		stalefs_free_blocks(inode, ei->i_ext[i].pblk, ei->i_ext[i].len, metadata);
+		ext_count(ei, ei->i_ext[i].flags, -1);
+	}
+	ext_touch(ei, ei->i_ext[k].lblk);
 	ext_touch(ei, ei->i_ext[j - 1].lblk);
-	memmove(&ei->i_ext[i], &ei->i_ext[j], (ei->i_next - j) * sizeof(ei->i_ext[0]));
-	ei->i_next -= j - i;
+	memmove(&ei->i_ext[k], &ei->i_ext[j], (ei->i_next - j) * sizeof(ei->i_ext[0]));
+	ei->i_next -= j - k;
 	ei->i_map_seq++;
 	return stalefs_ext_save(inode);
 }
@@ -529,9 +586,10 @@ int stalefs_ext_alloc_range(struct inode *inode, u32 lblk, u32 len, u16 flags,
 	u64 end = min_t(u64, (u64)lblk + len, STALEFS_MAX_FILE_BLOCKS);
 	u64 cur = lblk;
 	bool any = false;
-	int err = 0, serr;
+	int err = 0, serr, added = 0;
 
-	while (cur < end) {
+	/* A few extents per call: one transaction holds them and the tree save. */
+	while (cur < end && added < STALEFS_ALLOC_EXTENTS) {
 		struct stalefs_ext ex;
 		u64 want;
 		u32 got;
@@ -560,6 +618,7 @@ int stalefs_ext_alloc_range(struct inode *inode, u32 lblk, u32 len, u16 flags,
 		if (!any && first)
 			*first = ex;
 		any = true;
+		added++;
 		cur += got;
 	}
 	if (any) {

@@ -10,6 +10,7 @@
 #include <linux/falloc.h>
 #include "stalefs.h"
 #include "stale.h"
+#include "journal.h"
 
 /* ---- address space ---- */
 
@@ -27,6 +28,9 @@ static int stalefs_writepages(struct address_space *mapping, struct writeback_co
 {
 	struct iomap_writepage_ctx wpc = { };
 
+	/* Shut down: nothing more reaches the disk (the pages go at umount). */
+	if (stalefs_forced_shutdown(mapping->host->i_sb))
+		return -EIO;
 	return iomap_writepages(mapping, wbc, &wpc, &stalefs_writeback_ops);
 }
 
@@ -56,6 +60,8 @@ static ssize_t stalefs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	struct inode *inode = file_inode(iocb->ki_filp);
 	ssize_t ret;
 
+	if (stalefs_forced_shutdown(inode->i_sb))
+		return -EIO;
 	if (!iov_iter_count(to))
 		return 0;
 	if (!(iocb->ki_flags & IOCB_DIRECT))
@@ -93,6 +99,8 @@ static ssize_t stalefs_file_write_iter(struct kiocb *iocb, struct iov_iter *from
 	struct inode *inode = file_inode(file);
 	ssize_t ret;
 
+	if (stalefs_forced_shutdown(inode->i_sb))
+		return -EIO;
 	if (iocb->ki_flags & IOCB_NOWAIT) {
 		if (!inode_trylock(inode))
 			return -EAGAIN;
@@ -169,6 +177,8 @@ static vm_fault_t stalefs_page_mkwrite(struct vm_fault *vmf)
 	struct inode *inode = file_inode(vmf->vma->vm_file);
 	vm_fault_t ret;
 
+	if (stalefs_forced_shutdown(inode->i_sb))
+		return VM_FAULT_SIGBUS;
 	sb_start_pagefault(inode->i_sb);
 	file_update_time(vmf->vma->vm_file);
 	filemap_invalidate_lock_shared(inode->i_mapping);
@@ -186,6 +196,8 @@ static const struct vm_operations_struct stalefs_vm_ops = {
 
 static int stalefs_file_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	if (stalefs_forced_shutdown(file_inode(file)->i_sb))
+		return -EIO;
 	file_accessed(file);
 	vma->vm_ops = &stalefs_vm_ops;
 	return 0;
@@ -197,6 +209,25 @@ int stalefs_fsync(struct file *file, loff_t start, loff_t end, int datasync)
 {
 	struct inode *inode = file->f_mapping->host;
 	int err, err2;
+
+	if (stalefs_forced_shutdown(inode->i_sb))
+		return -EIO;
+	if (stalefs_has_journal(inode->i_sb)) {
+		/*
+		 * Data first (page writeback ends after its conversion, made in
+		 * memory); the conversions into the journal; then the
+		 * transaction holding the inode's last change, only if it has not
+		 * committed (jbd2 flushes the cache before its commit record),
+		 * else just a cache flush for data written in place.
+		 */
+		err = file_write_and_wait_range(file, start, end);
+		if (!err)
+			err = stalefs_save_pending(inode);
+		if (!err)
+			err = stalefs_journal_sync_inode(inode, datasync);
+		err2 = file_check_and_advance_wb_err(file);
+		return err ? err : err2;
+	}
 
 	/*
 	 * Waiting for writeback also waits for unwritten conversion (page
@@ -253,23 +284,93 @@ static loff_t stalefs_llseek(struct file *file, loff_t offset, int whence)
  */
 int stalefs_fill_holes(struct inode *inode, u64 start, u64 end, u16 flags)
 {
+	struct super_block *sb = inode->i_sb;
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
-	unsigned int nofs;
-	int err = 0;
+	int err = 0, retries = 0, credits, revokes;
 
 	end = min_t(u64, end, STALEFS_MAX_FILE_BLOCKS);
 	while (start < end && !err) {
 		struct stalefs_ext ex;
 		u32 n = (u32)min_t(u64, end - start, STALEFS_EXT_MAX_LEN);
+		handle_t *handle;
 
+		down_read(&ei->i_map_sem);
+		credits = stalefs_credits_alloc(sb, STALEFS_ALLOC_EXTENTS) +
+			  stalefs_credits_tree(inode, STALEFS_ALLOC_EXTENTS) + 1;
+		revokes = stalefs_revokes_tree(inode, STALEFS_ALLOC_EXTENTS);
+		up_read(&ei->i_map_sem);
+		handle = stalefs_journal_start(sb, credits, revokes);
+		if (IS_ERR(handle))
+			return PTR_ERR(handle);
 		down_write(&ei->i_map_sem);
-		nofs = memalloc_nofs_save();
 		/* Returns an error only when it could map nothing at all. */
 		err = stalefs_ext_alloc_range(inode, (u32)start, n, flags, NULL);
 		while (!err && start < end && stalefs_ext_lookup(inode, (u32)start, &ex))
 			start = (u64)ex.lblk + ex.len;
-		memalloc_nofs_restore(nofs);
 		up_write(&ei->i_map_sem);
+		stalefs_journal_stop(sb, handle);
+		if (err == -ENOSPC && stalefs_should_retry_alloc(sb, &retries))
+			err = 0;
+		cond_resched();
+	}
+	return err;
+}
+
+/*
+ * Change flags 'from' to 'to' on [first, last), a few extents per
+ * transaction (STALE to written after a write, unwritten to STALE, zeroing).
+ */
+int stalefs_convert_range(struct inode *inode, u64 first, u64 last, u16 from, u16 to)
+{
+	struct super_block *sb = inode->i_sb;
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	int err = 0, credits, revokes;
+
+	last = min_t(u64, last, STALEFS_MAX_FILE_BLOCKS);
+	while (first < last && !err) {
+		handle_t *handle;
+		u64 next;
+
+		down_read(&ei->i_map_sem);
+		credits = stalefs_credits_tree(inode, STALEFS_EDIT_EXTENTS);
+		revokes = stalefs_revokes_tree(inode, STALEFS_EDIT_EXTENTS);
+		up_read(&ei->i_map_sem);
+		handle = stalefs_journal_start(sb, credits, revokes);
+		if (IS_ERR(handle))
+			return PTR_ERR(handle);
+		down_write(&ei->i_map_sem);
+		err = stalefs_ext_convert(inode, (u32)first, (u32)(last - first), from, to, &next);
+		up_write(&ei->i_map_sem);
+		stalefs_journal_stop(sb, handle);
+		first = next;
+		cond_resched();
+	}
+	return err;
+}
+
+/* Unmap and free [first, last), a few extents per transaction. */
+static int remove_range(struct inode *inode, u64 first, u64 last)
+{
+	struct super_block *sb = inode->i_sb;
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	bool more = true;
+	int err = 0, credits, revokes;
+
+	while (more && !err) {
+		handle_t *handle;
+
+		down_read(&ei->i_map_sem);
+		credits = stalefs_credits_alloc(sb, STALEFS_EDIT_EXTENTS + 1) +
+			  stalefs_credits_tree(inode, STALEFS_EDIT_EXTENTS + 1) + 1;
+		revokes = stalefs_revokes_tree(inode, STALEFS_EDIT_EXTENTS + 1);
+		up_read(&ei->i_map_sem);
+		handle = stalefs_journal_start(sb, credits, revokes);
+		if (IS_ERR(handle))
+			return PTR_ERR(handle);
+		down_write(&ei->i_map_sem);
+		err = stalefs_ext_remove(inode, (u32)first, last - first, &more);
+		up_write(&ei->i_map_sem);
+		stalefs_journal_stop(sb, handle);
 		cond_resched();
 	}
 	return err;
@@ -289,27 +390,18 @@ static int zero_partial(struct inode *inode, loff_t pos, loff_t end)
 /* Unmap whole blocks [first, last), or (zero) turn them unwritten in place. */
 static int clear_blocks(struct inode *inode, u64 first, u64 last, bool zero)
 {
-	struct stalefs_inode_info *ei = STALEFS_I(inode);
-	unsigned int nofs;
 	int err;
 
 	last = min_t(u64, last, STALEFS_MAX_FILE_BLOCKS);
 	if (first >= last)
 		return 0;
-	down_write(&ei->i_map_sem);
-	nofs = memalloc_nofs_save();
-	if (!zero) {
-		err = stalefs_ext_remove(inode, (u32)first, last - first);
-	} else {
-		/* Keeping the blocks keeps the file's layout; zeroing clears STALE. */
-		err = stalefs_ext_convert(inode, (u32)first, (u32)(last - first), 0,
-					  STALEFS_EXT_UNWRITTEN);
-		if (!err)
-			err = stalefs_ext_convert(inode, (u32)first, (u32)(last - first),
-						  STALEFS_EXT_STALE, STALEFS_EXT_UNWRITTEN);
-	}
-	memalloc_nofs_restore(nofs);
-	up_write(&ei->i_map_sem);
+	if (!zero)
+		return remove_range(inode, first, last);
+	/* Keeping the blocks keeps the file's layout; zeroing clears STALE. */
+	err = stalefs_convert_range(inode, first, last, 0, STALEFS_EXT_UNWRITTEN);
+	if (!err)
+		err = stalefs_convert_range(inode, first, last, STALEFS_EXT_STALE,
+					    STALEFS_EXT_UNWRITTEN);
 	return err;
 }
 
@@ -356,6 +448,8 @@ static long stalefs_fallocate(struct file *file, int mode, loff_t offset, loff_t
 		return -EOPNOTSUPP;
 	if (!S_ISREG(inode->i_mode))
 		return -ENODEV;
+	if (stalefs_forced_shutdown(inode->i_sb))
+		return -EIO;
 
 	inode_lock(inode);
 	if (!(mode & FALLOC_FL_KEEP_SIZE) && end > i_size_read(inode)) {
@@ -411,12 +505,19 @@ static int stalefs_fiemap(struct inode *inode, struct fiemap_extent_info *fieinf
 	return err;
 }
 
+static int stalefs_file_open(struct inode *inode, struct file *file)
+{
+	if (stalefs_forced_shutdown(inode->i_sb))
+		return -EIO;
+	return generic_file_open(inode, file);
+}
+
 const struct file_operations stalefs_file_operations = {
 	.llseek		= stalefs_llseek,
 	.read_iter	= stalefs_file_read_iter,
 	.write_iter	= stalefs_file_write_iter,
 	.mmap		= stalefs_file_mmap,
-	.open		= generic_file_open,
+	.open		= stalefs_file_open,
 	.fsync		= stalefs_fsync,
 	.splice_read	= generic_file_splice_read,
 	.splice_write	= iter_file_splice_write,

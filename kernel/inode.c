@@ -12,6 +12,7 @@
 #include "stalefs.h"
 #include "dir_index.h"
 #include "stale.h"
+#include "journal.h"
 
 /*
  * A cold inode table block: read the next ones of the table's used part
@@ -116,7 +117,12 @@ static void get_time(struct timespec64 *ts, __le64 sec, __le32 nsec)
 	ts->tv_nsec = le32_to_cpu(nsec);
 }
 
-struct inode *stalefs_iget(struct super_block *sb, u32 ino)
+/*
+ * Read an inode.  flags STALEFS_IGET_ORPHAN: the orphan cleanup may read an
+ * inode with no links if it carries the ORPHAN flag; anyone else finding
+ * one through a name has found damage.
+ */
+struct inode *stalefs_iget_flags(struct super_block *sb, u32 ino, int flags)
 {
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
 	struct stalefs_geom *g = &sbi->geom;
@@ -145,7 +151,9 @@ struct inode *stalefs_iget(struct super_block *sb, u32 ino)
 		stalefs_error(sb, ino, bh->b_blocknr, "inode is in the never-initialised part of the table");
 		goto bad_bh;
 	}
-	if (!raw->i_mode || !raw->i_links_count) {
+	if (!raw->i_mode || (!raw->i_links_count &&
+			     !((flags & STALEFS_IGET_ORPHAN) &&
+			       (le32_to_cpu(raw->i_flags) & STALEFS_INODE_ORPHAN_FL)))) {
 		stalefs_error(sb, ino, bh->b_blocknr, "directory entry names a free inode");
 		goto bad_bh;
 	}
@@ -211,6 +219,11 @@ bad_err:
 	return ERR_PTR(err);
 }
 
+struct inode *stalefs_iget(struct super_block *sb, u32 ino)
+{
+	return stalefs_iget_flags(sb, ino, 0);
+}
+
 static void put_time(__le64 *sec, __le32 *nsec, const struct timespec64 *ts)
 {
 	*sec = cpu_to_le64(ts->tv_sec);
@@ -248,10 +261,13 @@ static void build_raw(struct inode *inode, struct stalefs_inode *raw, const u8 *
 /*
  * Copy the in-memory inode into its table slot and return the table block
  * (referenced), or NULL with *err set.  *dirtied says whether the slot
- * changed: a slot whose bytes are already there in a clean, up-to-date
- * buffer is on the device (written, or read from it), and needs no write.
+ * changed: a slot whose bytes are already there in an up-to-date buffer
+ * is on the device, or in the journal, and needs nothing more.  With a
+ * journal the slot's block joins the current transaction.  map_locked: the
+ * caller holds i_map_sem (an extent save), so the root is stable.
  */
-static struct buffer_head *copy_to_table(struct inode *inode, bool *dirtied, int *err)
+static struct buffer_head *copy_to_table(struct inode *inode, bool map_locked, bool *dirtied,
+					 int *err)
 {
 	struct super_block *sb = inode->i_sb;
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
@@ -259,10 +275,12 @@ static struct buffer_head *copy_to_table(struct inode *inode, bool *dirtied, int
 	struct buffer_head *bh;
 	u8 root[sizeof(tmp.i_block)];
 	bool has_root = has_extents(inode) || S_ISLNK(inode->i_mode);
+	bool journal = stalefs_has_journal(sb), access = false;
 	u64 gen = 0;
 	u32 offset;
 
 	*err = 0;
+	*dirtied = false;
 	bh = inode_block(sb, inode->i_ino, &offset, err);
 	if (!bh)
 		return NULL;
@@ -275,12 +293,16 @@ static struct buffer_head *copy_to_table(struct inode *inode, bool *dirtied, int
 	 * this buffer (stalefs_new_ino), found by kernel-crash.
 	 */
 again:
-	if (has_root) {
+	if (has_root && !map_locked) {
 		down_read(&ei->i_map_sem);
 		memcpy(root, ei->i_data, sizeof(root));
 		gen = ei->i_root_gen;
 		up_read(&ei->i_map_sem);
+	} else if (has_root) {
+		memcpy(root, ei->i_data, sizeof(root));
+		gen = ei->i_root_gen;
 	}
+	build_raw(inode, &tmp, has_root ? root : NULL);
 	/* Holding the lock, a write of this buffer has completed. */
 	lock_buffer(bh);
 	/*
@@ -293,15 +315,70 @@ again:
 		unlock_buffer(bh);
 		goto again;
 	}
-	build_raw(inode, &tmp, has_root ? root : NULL);
-	*dirtied = !buffer_uptodate(bh) || buffer_dirty(bh) || memcmp(raw, &tmp, sizeof(tmp));
-	if (*dirtied) {
-		memcpy(raw, &tmp, sizeof(tmp));
-		/* Dirty before the lock goes, so "clean" above never means "not yet marked". */
-		mark_buffer_dirty(bh);
+	if (buffer_uptodate(bh) && !(buffer_dirty(bh) && !journal) &&
+	    !memcmp(raw, &tmp, sizeof(tmp))) {
+		unlock_buffer(bh);
+		return bh;
 	}
+	if (journal && !access) {
+		/* Access may wait for a commit's write of the block: not under its lock. */
+		unlock_buffer(bh);
+		*err = stalefs_get_write_access(sb, bh);
+		if (*err) {
+			brelse(bh);
+			return NULL;
+		}
+		access = true;
+		goto again;
+	}
+	memcpy(raw, &tmp, sizeof(tmp));
+	*dirtied = true;
+	/* Dirty before the lock goes, so "clean" above never means "not yet marked". */
+	if (!journal)
+		mark_buffer_dirty(bh);
 	unlock_buffer(bh);
+	if (journal)
+		*err = stalefs_dirty_metadata(NULL, sb, bh);
 	return bh;
+}
+
+/*
+ * The inode into its table slot, inside the current handle (with a journal;
+ * the transaction then holds the inode's change, which fsync commits) or
+ * for writeback.  datasync: the change is one fdatasync must carry (size,
+ * blocks), not only times.
+ */
+int stalefs_inode_to_table(struct inode *inode, bool map_locked, bool datasync)
+{
+	struct buffer_head *bh;
+	bool dirtied;
+	int err;
+
+	bh = copy_to_table(inode, map_locked, &dirtied, &err);
+	if (!bh)
+		return err;
+	brelse(bh);
+	stalefs_inode_tids(inode, datasync);
+	return err;
+}
+
+/*
+ * ->dirty_inode: with a journal, every mark_inode_dirty copies the inode
+ * into the journal at once (in the caller's handle if it has one), as ext4
+ * does; write_inode then has nothing left to write.
+ */
+void stalefs_dirty_inode(struct inode *inode, int flags)
+{
+	struct super_block *sb = inode->i_sb;
+	handle_t *handle;
+
+	if (!stalefs_has_journal(sb) || flags == I_DIRTY_TIME || is_bad_inode(inode))
+		return;
+	handle = stalefs_journal_start(sb, 1, 0);
+	if (IS_ERR(handle))
+		return;		/* read-only or shut down: nothing may be written */
+	stalefs_inode_to_table(inode, false, flags & I_DIRTY_DATASYNC);
+	stalefs_journal_stop(sb, handle);
 }
 
 static int fill_raw(struct inode *inode, bool sync)
@@ -310,7 +387,7 @@ static int fill_raw(struct inode *inode, bool sync)
 	bool dirtied;
 	int err;
 
-	bh = copy_to_table(inode, &dirtied, &err);
+	bh = copy_to_table(inode, false, &dirtied, &err);
 	if (!bh)
 		return err;
 	if (sync && dirtied) {
@@ -361,7 +438,7 @@ int stalefs_sync_metadata(struct inode *inode, int datasync)
 	int err = 0, err2;
 
 	if (want)
-		bh = copy_to_table(inode, &dirtied, &err);
+		bh = copy_to_table(inode, false, &dirtied, &err);
 	else
 		bh = cached_table_block(inode);
 	/* Submits only a dirty buffer; waits for one already being written. */
@@ -383,12 +460,29 @@ int stalefs_sync_metadata(struct inode *inode, int datasync)
 
 int stalefs_write_inode(struct inode *inode, struct writeback_control *wbc)
 {
-	return fill_raw(inode, wbc->sync_mode == WB_SYNC_ALL);
+	int err;
+
+	if (!stalefs_has_journal(inode->i_sb))
+		return fill_raw(inode, wbc->sync_mode == WB_SYNC_ALL);
+	if (stalefs_forced_shutdown(inode->i_sb))
+		return -EIO;
+	/*
+	 * The inode is in the journal already (dirty_inode).  Converted extents
+	 * waiting in memory go in now; a data-integrity write (not sync(2),
+	 * whose sync_fs commits once for all) commits the inode's transaction.
+	 */
+	err = stalefs_save_pending(inode);
+	if (err || wbc->sync_mode != WB_SYNC_ALL || wbc->for_sync)
+		return err;
+	return stalefs_journal_sync_inode(inode, 0);
 }
 
+/* O_SYNC and IS_SYNC operations: the inode durable now. */
 int stalefs_sync_inode(struct inode *inode)
 {
-	return fill_raw(inode, true);
+	if (!stalefs_has_journal(inode->i_sb))
+		return fill_raw(inode, true);
+	return stalefs_journal_sync_inode(inode, 0);
 }
 
 /*
@@ -400,7 +494,46 @@ int stalefs_sync_inode(struct inode *inode)
  */
 int stalefs_update_inode(struct inode *inode)
 {
+	if (stalefs_has_journal(inode->i_sb))
+		return stalefs_inode_to_table(inode, false, true);
 	return fill_raw(inode, false);
+}
+
+/*
+ * The last of an inode with no links: its blocks a piece at a time (the
+ * ORPHAN flag, set when its last link went, keeps a crash in between from
+ * leaking them), then the inode itself in one transaction with its bitmap
+ * bit and orphan count.  A filesystem gone read-only or shut down frees
+ * nothing: the orphan is finished at the next read-write mount.
+ */
+static void delete_inode(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	bool orphan;
+	handle_t *handle;
+
+	sb_start_intwrite(sb);
+	if (has_extents(inode) && stalefs_truncate_blocks(inode, 0))
+		goto out;
+	/* Inode, its bitmap block and the group descriptor. */
+	handle = stalefs_journal_start(sb, 2 + STALEFS_SB(sb)->geom.inode_bitmap_blocks, 0);
+	if (IS_ERR(handle))
+		goto out;
+	orphan = ei->i_dflags & STALEFS_INODE_ORPHAN_FL;
+	ei->i_dflags &= ~STALEFS_INODE_ORPHAN_FL;
+	inode->i_size = 0;
+	ei->i_dtime = ktime_get_real_seconds();
+	if (!ei->i_dtime)
+		ei->i_dtime = 1;
+	if (stalefs_has_journal(sb))
+		stalefs_inode_to_table(inode, false, true);
+	else
+		fill_raw(inode, false);
+	stalefs_free_ino(sb, inode->i_ino, S_ISDIR(inode->i_mode), orphan);
+	stalefs_journal_stop(sb, handle);
+out:
+	sb_end_intwrite(sb);
 }
 
 void stalefs_evict_inode(struct inode *inode)
@@ -411,18 +544,12 @@ void stalefs_evict_inode(struct inode *inode)
 	truncate_inode_pages_final(&inode->i_data);
 	/* Conversion work may still be returning from its last ioend. */
 	flush_work(&ei->i_ioend_work);
-	if (want_delete) {
-		sb_start_intwrite(inode->i_sb);
-		if (has_extents(inode))
-			stalefs_truncate_blocks(inode, 0);
-		inode->i_size = 0;
-		ei->i_dtime = ktime_get_real_seconds();
-		if (!ei->i_dtime)
-			ei->i_dtime = 1;
-		fill_raw(inode, false);
-		stalefs_free_ino(inode->i_sb, inode->i_ino, S_ISDIR(inode->i_mode));
-		sb_end_intwrite(inode->i_sb);
-	}
+	/* Extents converted in memory: into the journal before the map goes. */
+	if (!want_delete && !is_bad_inode(inode))
+		stalefs_save_pending(inode);
+	stalefs_save_forget(inode);
+	if (want_delete)
+		delete_inode(inode);
 	invalidate_inode_buffers(inode);
 	clear_inode(inode);
 	stalefs_ext_release(inode);
@@ -462,7 +589,7 @@ struct inode *stalefs_new_inode(struct inode *dir, umode_t mode, const struct qs
 	set_vfs_flags(inode);
 	if (insert_inode_locked(inode) < 0) {
 		stalefs_error(sb, ino, 0, "newly allocated inode is already in use");
-		stalefs_free_ino(sb, ino, S_ISDIR(mode));
+		stalefs_free_ino(sb, ino, S_ISDIR(mode), false);
 		make_bad_inode(inode);
 		iput(inode);
 		return ERR_PTR(-EUCLEAN);
@@ -471,20 +598,66 @@ struct inode *stalefs_new_inode(struct inode *dir, umode_t mode, const struct qs
 	return inode;
 }
 
+/*
+ * Credits and revokes of one removal step of stalefs_truncate_blocks: the
+ * extents' frees, the tree, the inode; directory and symlink blocks are
+ * metadata and each freed one is revoked.
+ */
+static int remove_credits(struct inode *inode, int *revokes)
+{
+	struct super_block *sb = inode->i_sb;
+
+	*revokes = (S_ISREG(inode->i_mode) ? 0 : STALEFS_REVOKE_BLOCKS) +
+		   stalefs_revokes_tree(inode, STALEFS_EDIT_EXTENTS + 1);
+	return stalefs_credits_alloc(sb, STALEFS_EDIT_EXTENTS + 1) +
+	       stalefs_credits_tree(inode, STALEFS_EDIT_EXTENTS + 1) + 1;
+}
+
+/*
+ * Unmap and free every block at and past byte 'size', a few extents per
+ * transaction, from the end backwards (a crash leaves a shorter file, never
+ * one with holes in its middle).  The caller holds the ORPHAN flag on the
+ * inode, or deletes it, so that a crash in between is finished later.
+ */
 int stalefs_truncate_blocks(struct inode *inode, loff_t size)
 {
+	struct super_block *sb = inode->i_sb;
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
-	u64 first = DIV_ROUND_UP_ULL(size, inode->i_sb->s_blocksize);
-	unsigned int nofs;
-	int err;
+	u64 first = DIV_ROUND_UP_ULL(size, sb->s_blocksize);
+	bool more = true;
+	int err = 0, credits, revokes;
 
 	if (first >= STALEFS_MAX_FILE_BLOCKS)
 		return 0;
-	down_write(&ei->i_map_sem);
-	nofs = memalloc_nofs_save();
-	err = stalefs_ext_remove(inode, (u32)first, STALEFS_MAX_FILE_BLOCKS - first);
-	memalloc_nofs_restore(nofs);
-	up_write(&ei->i_map_sem);
+	while (more && !err) {
+		handle_t *handle;
+
+		down_read(&ei->i_map_sem);
+		credits = remove_credits(inode, &revokes);
+		up_read(&ei->i_map_sem);
+		handle = stalefs_journal_start(sb, credits, revokes);
+		if (IS_ERR(handle))
+			return PTR_ERR(handle);
+		down_write(&ei->i_map_sem);
+		err = stalefs_ext_remove(inode, (u32)first, STALEFS_MAX_FILE_BLOCKS - first, &more);
+		up_write(&ei->i_map_sem);
+		stalefs_journal_stop(sb, handle);
+		cond_resched();
+	}
+	return err;
+}
+
+/* Mark or unmark an inode as an orphan in a transaction of its own. */
+static int orphan_step(struct inode *inode, bool add)
+{
+	struct super_block *sb = inode->i_sb;
+	handle_t *handle = stalefs_journal_start(sb, 3, 0);
+	int err;
+
+	if (IS_ERR(handle))
+		return PTR_ERR(handle);
+	err = add ? stalefs_orphan_add(inode) : stalefs_orphan_del(inode);
+	stalefs_journal_stop(sb, handle);
 	return err;
 }
 
@@ -499,9 +672,14 @@ static int stalefs_setsize(struct inode *inode, loff_t newsize)
 	filemap_invalidate_lock(inode->i_mapping);
 	if (newsize < oldsize) {
 		err = iomap_truncate_page(inode, newsize, NULL, &stalefs_iomap_ops);
+		/* Flagged before the size shrinks on disk: a crash mid-way is finished at mount. */
+		if (!err)
+			err = orphan_step(inode, true);
 		if (!err) {
 			truncate_setsize(inode, newsize);
 			err = stalefs_truncate_blocks(inode, newsize);
+			if (!err)
+				err = orphan_step(inode, false);
 		}
 	} else {
 		/* Bytes past the old EOF in its page may hold mmap leftovers. */

@@ -11,6 +11,14 @@
  * writeback ended.  A crash at any point leaves blocks that read as zeros,
  * never a previous owner's data.
  *
+ * With a journal the conversion is an edit of the in-memory extent map at
+ * completion, no transaction and no I/O on the writer's path; the edits
+ * are saved into the journal in batches (a worker a second later, fsync,
+ * sync, eviction, or at once once STALEFS_SAVE_BATCH have piled up).
+ * Since the edit is made only after the data write completed, and jbd2
+ * flushes the device's cache before a commit record, no committed state
+ * ever calls a block written before its data is durable.
+ *
  * A per-inode sequence number (i_map_seq), bumped on every mapping change,
  * is the validity cookie: iomap revalidates a cached mapping with it
  * (->iomap_valid in 6.1's iomap_page_ops) and writeback's map_blocks reuses
@@ -18,7 +26,12 @@
  */
 #include <linux/sched/mm.h>
 #include <linux/bio.h>
+#include <linux/writeback.h>
 #include "stalefs.h"
+#include "journal.h"
+
+/* Converted extents piled up in memory past this many are saved at once. */
+#define STALEFS_SAVE_BATCH	64
 
 static bool stalefs_iomap_valid(struct inode *inode, const struct iomap *iomap)
 {
@@ -55,6 +68,54 @@ static void fill_iomap(struct inode *inode, struct iomap *iomap, u64 lblk, u64 m
 	}
 }
 
+/*
+ * A write into a hole: new blocks, UNWRITTEN until the data is on disk, in
+ * a transaction of their own (the write never waits for its commit).  When
+ * the only free blocks are ones waiting for a commit, commit and retry.
+ */
+static int alloc_begin(struct inode *inode, u64 lblk, u64 maxlen, struct iomap *iomap)
+{
+	struct super_block *sb = inode->i_sb;
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	struct stalefs_ext ex;
+	int found, err, retries = 0, credits;
+	handle_t *handle;
+
+retry:
+	down_read(&ei->i_map_sem);
+	credits = stalefs_credits_alloc(sb, STALEFS_ALLOC_EXTENTS) +
+		  stalefs_credits_tree(inode, STALEFS_ALLOC_EXTENTS) + 1;
+	up_read(&ei->i_map_sem);
+	handle = stalefs_journal_start(sb, credits, stalefs_revokes_tree(inode, STALEFS_ALLOC_EXTENTS));
+	if (IS_ERR(handle))
+		return PTR_ERR(handle);
+	down_write(&ei->i_map_sem);
+	err = 0;
+	found = stalefs_ext_lookup(inode, (u32)lblk, &ex);
+	if (!found) {
+		u64 want = ex.len ? min_t(u64, ex.len, maxlen) : maxlen;
+
+		err = stalefs_ext_alloc_range(inode, (u32)lblk, (u32)min_t(u64, want,
+					      STALEFS_EXT_MAX_LEN), STALEFS_EXT_UNWRITTEN, NULL);
+		if (!err) {
+			found = stalefs_ext_lookup(inode, (u32)lblk, &ex);
+			if (!found)
+				err = -ENOSPC;
+		}
+	}
+	if (!err) {
+		fill_iomap(inode, iomap, lblk, maxlen, found, &ex);
+		/* Unwritten blocks need a metadata update before O_DSYNC is done. */
+		if (iomap->type == IOMAP_UNWRITTEN || stalefs_inode_datasync_dirty(inode))
+			iomap->flags |= IOMAP_F_DIRTY;
+	}
+	up_write(&ei->i_map_sem);
+	stalefs_journal_stop(sb, handle);
+	if (err == -ENOSPC && stalefs_should_retry_alloc(sb, &retries))
+		goto retry;
+	return err;
+}
+
 static int stalefs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 			       unsigned int flags, struct iomap *iomap, struct iomap *srcmap)
 {
@@ -64,8 +125,7 @@ static int stalefs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 	u64 end = DIV_ROUND_UP_ULL(pos + length, 1ULL << bits);
 	bool alloc = flags & IOMAP_WRITE;
 	struct stalefs_ext ex;
-	unsigned int nofs;
-	int found, err = 0;
+	int found;
 	u64 maxlen;
 
 	if (lblk >= STALEFS_MAX_FILE_BLOCKS) {
@@ -98,60 +158,183 @@ static int stalefs_iomap_begin(struct inode *inode, loff_t pos, loff_t length,
 		return 0;
 	}
 
-	down_write(&ei->i_map_sem);
-	nofs = memalloc_nofs_save();
+	if (stalefs_forced_shutdown(inode->i_sb))
+		return -EIO;
+	/* A mapped block needs no transaction: look before starting one. */
+	down_read(&ei->i_map_sem);
 	found = stalefs_ext_lookup(inode, (u32)lblk, &ex);
-	if (!found) {
-		u64 want = ex.len ? min_t(u64, ex.len, maxlen) : maxlen;
-
-		err = stalefs_ext_alloc_range(inode, (u32)lblk, (u32)min_t(u64, want,
-					      STALEFS_EXT_MAX_LEN), STALEFS_EXT_UNWRITTEN, NULL);
-		if (!err) {
-			found = stalefs_ext_lookup(inode, (u32)lblk, &ex);
-			if (!found)
-				err = -ENOSPC;
-		}
-	}
-	if (!err) {
+	if (found) {
 		fill_iomap(inode, iomap, lblk, maxlen, found, &ex);
-		/* Unwritten blocks need a metadata update before O_DSYNC is done. */
-		if (iomap->type == IOMAP_UNWRITTEN || (inode->i_state & I_DIRTY_DATASYNC))
+		if (iomap->type == IOMAP_UNWRITTEN || stalefs_inode_datasync_dirty(inode))
 			iomap->flags |= IOMAP_F_DIRTY;
+		up_read(&ei->i_map_sem);
+		return 0;
 	}
-	memalloc_nofs_restore(nofs);
-	up_write(&ei->i_map_sem);
-	return err;
+	up_read(&ei->i_map_sem);
+	return alloc_begin(inode, lblk, maxlen, iomap);
 }
 
 const struct iomap_ops stalefs_iomap_ops = {
 	.iomap_begin = stalefs_iomap_begin,
 };
 
-/* Mark [pos, pos+len) written: called once its data is on disk. */
+/* ---- converted extents waiting to be saved (journal mode) ---- */
+
+static void save_enlist(struct inode *inode)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(inode->i_sb);
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+
+	spin_lock(&sbi->save_lock);
+	if (list_empty(&ei->i_save_node))
+		list_add_tail(&ei->i_save_node, &sbi->save_list);
+	spin_unlock(&sbi->save_lock);
+	/* Within a second: a crash before it shows zeros, never old data. */
+	queue_delayed_work(system_unbound_wq, &sbi->save_work, HZ);
+}
+
+void stalefs_save_forget(struct inode *inode)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(inode->i_sb);
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+
+	spin_lock(&sbi->save_lock);
+	list_del_init(&ei->i_save_node);
+	spin_unlock(&sbi->save_lock);
+}
+
+/* Save what conversions left in memory, in a transaction of its own. */
+int stalefs_save_pending(struct inode *inode)
+{
+	struct super_block *sb = inode->i_sb;
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	handle_t *handle;
+	u32 edits;
+	int err = 0;
+
+	if (!READ_ONCE(ei->i_save_pending))
+		return 0;
+	down_read(&ei->i_map_sem);
+	edits = ei->i_pending_edits;
+	up_read(&ei->i_map_sem);
+	handle = stalefs_journal_start(sb, stalefs_credits_tree(inode, edits),
+				       stalefs_revokes_tree(inode, edits));
+	if (IS_ERR(handle))
+		return PTR_ERR(handle);
+	down_write(&ei->i_map_sem);
+	if (ei->i_save_pending) {
+		/* A leaf split may need a node block: conversion may use the reserve. */
+		ei->i_converting = true;
+		err = stalefs_ext_save(inode);
+		ei->i_converting = false;
+	}
+	up_write(&ei->i_map_sem);
+	stalefs_journal_stop(sb, handle);
+	if (err) {
+		stalefs_error(sb, inode->i_ino, 0, "cannot save converted extents: error %d", err);
+		mapping_set_error(inode->i_mapping, err);
+	}
+	return err;
+}
+
+/* Every inode's conversions into the journal (sync_fs, and the worker). */
+int stalefs_save_all_pending(struct super_block *sb)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	int err = 0;
+
+	for (;;) {
+		struct stalefs_inode_info *ei;
+		struct inode *inode = NULL;
+
+		spin_lock(&sbi->save_lock);
+		while ((ei = list_first_entry_or_null(&sbi->save_list, struct stalefs_inode_info,
+						      i_save_node))) {
+			list_del_init(&ei->i_save_node);
+			/* An inode being evicted saves its own (stalefs_evict_inode). */
+			inode = igrab(&ei->vfs_inode);
+			if (inode)
+				break;
+		}
+		spin_unlock(&sbi->save_lock);
+		if (!inode)
+			return err;
+		if (!err)
+			err = stalefs_save_pending(inode);
+		else
+			stalefs_save_pending(inode);
+		iput(inode);
+	}
+}
+
+void stalefs_save_work(struct work_struct *work)
+{
+	struct stalefs_sb_info *sbi = container_of(to_delayed_work(work), struct stalefs_sb_info,
+						   save_work);
+	struct super_block *sb = sbi->sb;
+
+	/* Frozen: the freeze saved everything; what came later waits for the thaw. */
+	if (!sb_start_intwrite_trylock(sb)) {
+		queue_delayed_work(system_unbound_wq, &sbi->save_work, HZ);
+		return;
+	}
+	stalefs_save_all_pending(sb);
+	sb_end_intwrite(sb);
+}
+
+/*
+ * Mark [pos, pos+len) written: called once its data is on disk.  With a
+ * journal, in memory (saved later, above); without one, saved at once, as
+ * before stalefs had a journal.
+ */
 int stalefs_convert_unwritten(struct inode *inode, loff_t pos, loff_t len)
 {
+	struct super_block *sb = inode->i_sb;
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
-	unsigned int bits = inode->i_sb->s_blocksize_bits;
-	u64 first = pos >> bits;
+	unsigned int bits = sb->s_blocksize_bits;
+	u64 first = pos >> bits, next;
 	u64 last = DIV_ROUND_UP_ULL(pos + len, 1ULL << bits);
+	bool journal = stalefs_has_journal(sb), batch = false;
 	unsigned int nofs;
-	int err;
+	int err = 0;
 
 	if (len <= 0 || first >= STALEFS_MAX_FILE_BLOCKS)
 		return 0;
+	if (stalefs_forced_shutdown(sb))
+		return -EIO;
 	last = min_t(u64, last, STALEFS_MAX_FILE_BLOCKS);
-	down_write(&ei->i_map_sem);
 	nofs = memalloc_nofs_save();
-	ei->i_converting = true;
-	err = stalefs_ext_convert(inode, (u32)first, (u32)(last - first),
-				  STALEFS_EXT_UNWRITTEN, 0);
-	ei->i_converting = false;
-	up_write(&ei->i_map_sem);
-	if (!err)
+	while (first < last && !err) {
+		down_write(&ei->i_map_sem);
+		if (journal) {
+			int n = stalefs_ext_convert_mem(inode, (u32)first, (u32)(last - first),
+							STALEFS_EXT_UNWRITTEN, 0, &next);
+
+			err = min(n, 0);
+			if (n > 0) {
+				ei->i_save_pending = true;
+				ei->i_pending_edits += n;
+				batch = ei->i_pending_edits >= STALEFS_SAVE_BATCH;
+			}
+		} else {
+			ei->i_converting = true;
+			err = stalefs_ext_convert(inode, (u32)first, (u32)(last - first),
+						  STALEFS_EXT_UNWRITTEN, 0, &next);
+			ei->i_converting = false;
+		}
+		up_write(&ei->i_map_sem);
+		first = next;
+	}
+	if (!err && journal) {
+		save_enlist(inode);
+		if (batch)
+			err = stalefs_save_pending(inode);
+	} else if (!err) {
 		err = stalefs_update_inode(inode);
+	}
 	memalloc_nofs_restore(nofs);
 	if (err)
-		stalefs_error(inode->i_sb, inode->i_ino, 0,
+		stalefs_error(sb, inode->i_ino, 0,
 			      "cannot convert unwritten extent at block %llu: error %d",
 			      first, err);
 	return err;

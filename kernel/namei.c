@@ -2,12 +2,61 @@
 /*
  * Namespace operations: lookup, create, mknod, symlink, link, unlink,
  * mkdir, rmdir, rename (NOREPLACE, EXCHANGE), and symlink reading.
+ *
+ * Each change is one transaction (journal.h): the new inode, its directory
+ * entry and every link count commit together or not at all.  An inode
+ * whose last link goes is flagged ORPHAN in the same transaction (orphan.c)
+ * and freed when it is evicted, in transactions of its own; a new inode a
+ * failed operation gives up is flagged too and dropped only once the
+ * transaction is stopped (eviction starts its own).
  */
 #include <linux/slab.h>
 #include <linux/namei.h>
 #include "stalefs.h"
+#include "journal.h"
 
 #define STALEFS_LINK_MAX 65000
+
+/*
+ * Credits of a namespace change: a new inode (its bitmap block, descriptor,
+ * the table blocks lazy initialisation may touch), entries added to dir
+ * (the block, or a new block: its allocation and the directory's tree),
+ * entries changed in place, and the inodes whose table slots change (each
+ * may need its group's descriptor for the orphan count).
+ */
+static int ns_credits(struct inode *dir, bool new_inode, int adds, int changes, int inodes)
+{
+	struct super_block *sb = dir->i_sb;
+	const struct stalefs_geom *g = &STALEFS_SB(sb)->geom;
+	int c = changes + 2 * inodes + 2;
+
+	if (new_inode)
+		c += g->inode_bitmap_blocks + 1 + 2 + 1 + stalefs_credits_alloc(sb, 1) +
+		     stalefs_credits_tree(dir, 1);
+	if (adds)
+		c += adds * (1 + stalefs_credits_alloc(sb, 1) + stalefs_credits_tree(dir, 1));
+	return c;
+}
+
+static handle_t *ns_start(struct inode *dir, bool new_inode, int adds, int changes, int inodes)
+{
+	return stalefs_journal_start(dir->i_sb, ns_credits(dir, new_inode, adds, changes, inodes),
+				     stalefs_revokes_tree(dir, 1));
+}
+
+/*
+ * A new inode the operation could not link: flagged ORPHAN in the
+ * transaction (a crash leaves it for the orphan cleanup), dropped once the
+ * transaction is stopped.
+ */
+static void ns_fail_new(struct inode *dir, handle_t *handle, struct inode *inode)
+{
+	clear_nlink(inode);
+	stalefs_orphan_add(inode);
+	mark_inode_dirty(inode);
+	stalefs_journal_stop(dir->i_sb, handle);
+	discard_new_inode(inode);
+}
 
 static struct dentry *stalefs_lookup(struct inode *dir, struct dentry *dentry,
 				     unsigned int flags)
@@ -32,61 +81,113 @@ static struct dentry *stalefs_lookup(struct inode *dir, struct dentry *dentry,
 	return d_splice_alias(inode, dentry);
 }
 
-/* Link a fresh inode into dir; on failure the inode is dropped. */
-static int add_nondir(struct inode *dir, struct dentry *dentry, struct inode *inode)
+/* Link a fresh inode into dir, in the handle; on failure the inode is dropped. */
+static int add_nondir(struct inode *dir, struct dentry *dentry, struct inode *inode,
+		      handle_t *handle)
 {
 	int err = stalefs_dir_add(dir, &dentry->d_name, inode->i_ino, inode->i_mode);
 
 	if (err) {
-		inode_dec_link_count(inode);
-		discard_new_inode(inode);
+		ns_fail_new(dir, handle, inode);
 		return err;
 	}
+	err = stalefs_journal_stop(dir->i_sb, handle);
 	d_instantiate_new(dentry, inode);
-	return 0;
+	return err;
 }
 
 static int stalefs_create(struct user_namespace *mnt_userns, struct inode *dir,
 			  struct dentry *dentry, umode_t mode, bool excl)
 {
-	struct inode *inode = stalefs_new_inode(dir, mode, &dentry->d_name);
+	handle_t *handle = ns_start(dir, true, 1, 0, 2);
+	struct inode *inode;
 
-	if (IS_ERR(inode))
+	if (IS_ERR(handle))
+		return PTR_ERR(handle);
+	inode = stalefs_new_inode(dir, mode, &dentry->d_name);
+	if (IS_ERR(inode)) {
+		stalefs_journal_stop(dir->i_sb, handle);
 		return PTR_ERR(inode);
+	}
 	stalefs_set_ops(inode);
-	return add_nondir(dir, dentry, inode);
+	return add_nondir(dir, dentry, inode, handle);
 }
 
-/* O_TMPFILE: an inode with no name (nlink 0) until linkat gives it one. */
+/* O_TMPFILE: an inode with no name (nlink 0, an orphan) until linkat gives it one. */
 static int stalefs_tmpfile(struct user_namespace *mnt_userns, struct inode *dir,
 			   struct file *file, umode_t mode)
 {
-	struct inode *inode = stalefs_new_inode(dir, mode, NULL);
+	handle_t *handle = ns_start(dir, true, 0, 0, 1);
+	struct inode *inode;
+	int err;
 
-	if (IS_ERR(inode))
+	if (IS_ERR(handle))
+		return PTR_ERR(handle);
+	inode = stalefs_new_inode(dir, mode, NULL);
+	if (IS_ERR(inode)) {
+		stalefs_journal_stop(dir->i_sb, handle);
 		return PTR_ERR(inode);
+	}
 	stalefs_set_ops(inode);
+	err = stalefs_orphan_add(inode);
 	d_tmpfile(file, inode);
+	stalefs_journal_stop(dir->i_sb, handle);
 	unlock_new_inode(inode);
-	return finish_open_simple(file, 0);
+	return err ? err : finish_open_simple(file, 0);
 }
 
 static int stalefs_mknod(struct user_namespace *mnt_userns, struct inode *dir,
 			 struct dentry *dentry, umode_t mode, dev_t rdev)
 {
+	handle_t *handle;
 	struct inode *inode;
 
 	if (!S_ISREG(mode) && !S_ISCHR(mode) && !S_ISBLK(mode) && !S_ISFIFO(mode) &&
 	    !S_ISSOCK(mode))
 		return -EINVAL;
+	handle = ns_start(dir, true, 1, 0, 2);
+	if (IS_ERR(handle))
+		return PTR_ERR(handle);
 	inode = stalefs_new_inode(dir, mode, &dentry->d_name);
-	if (IS_ERR(inode))
+	if (IS_ERR(inode)) {
+		stalefs_journal_stop(dir->i_sb, handle);
 		return PTR_ERR(inode);
+	}
 	if (!S_ISREG(mode))
 		init_special_inode(inode, inode->i_mode, rdev);
 	stalefs_set_ops(inode);
 	mark_inode_dirty(inode);
-	return add_nondir(dir, dentry, inode);
+	return add_nondir(dir, dentry, inode, handle);
+}
+
+/* A target too long for the inode: one block, journaled as metadata. */
+static int symlink_block(struct inode *inode, const char *symname, size_t len)
+{
+	struct super_block *sb = inode->i_sb;
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	struct stalefs_ext ex;
+	struct buffer_head *bh;
+	int err;
+
+	down_write(&ei->i_map_sem);
+	err = stalefs_ext_alloc_range(inode, 0, 1, 0, &ex);
+	up_write(&ei->i_map_sem);
+	if (err)
+		return err;
+	bh = sb_getblk(sb, ex.pblk);
+	if (!bh)
+		return -ENOMEM;
+	err = stalefs_get_write_access(sb, bh);
+	if (!err) {
+		lock_buffer(bh);
+		memset(bh->b_data, 0, sb->s_blocksize);
+		memcpy(bh->b_data, symname, len);
+		set_buffer_uptodate(bh);
+		unlock_buffer(bh);
+		err = stalefs_dirty_metadata(inode, sb, bh);
+	}
+	brelse(bh);
+	return err;
 }
 
 static int stalefs_symlink(struct user_namespace *mnt_userns, struct inode *dir,
@@ -96,15 +197,23 @@ static int stalefs_symlink(struct user_namespace *mnt_userns, struct inode *dir,
 	size_t len = strlen(symname);
 	struct stalefs_inode_info *ei;
 	struct inode *inode;
+	handle_t *handle;
 	int err;
 
 	if (len == 0)
 		return -ENOENT;
 	if (len >= sb->s_blocksize || len > STALEFS_SYMLINK_MAX)
 		return -ENAMETOOLONG;
+	/* The target's block: one more block, its allocation, the symlink's own root. */
+	handle = stalefs_journal_start(sb, ns_credits(dir, true, 1, 1, 2) +
+				       stalefs_credits_alloc(sb, 1) + 1, stalefs_revokes_tree(dir, 1));
+	if (IS_ERR(handle))
+		return PTR_ERR(handle);
 	inode = stalefs_new_inode(dir, S_IFLNK | 0777, &dentry->d_name);
-	if (IS_ERR(inode))
+	if (IS_ERR(inode)) {
+		stalefs_journal_stop(sb, handle);
 		return PTR_ERR(inode);
+	}
 	ei = STALEFS_I(inode);
 	if (len <= STALEFS_INLINE_SYMLINK_MAX) {
 		/* Short target: in the inode itself, no block. */
@@ -112,35 +221,16 @@ static int stalefs_symlink(struct user_namespace *mnt_userns, struct inode *dir,
 		memcpy(ei->i_data, symname, len);
 		ei->i_dflags |= STALEFS_INODE_INLINE_FL;
 	} else {
-		struct stalefs_ext ex;
-		struct buffer_head *bh;
-
-		down_write(&ei->i_map_sem);
-		err = stalefs_ext_alloc_range(inode, 0, 1, 0, &ex);
-		up_write(&ei->i_map_sem);
-		if (err)
-			goto fail;
-		bh = sb_getblk(sb, ex.pblk);
-		if (!bh) {
-			err = -ENOMEM;
-			goto fail;
+		err = symlink_block(inode, symname, len);
+		if (err) {
+			ns_fail_new(dir, handle, inode);
+			return err;
 		}
-		lock_buffer(bh);
-		memset(bh->b_data, 0, sb->s_blocksize);
-		memcpy(bh->b_data, symname, len);
-		set_buffer_uptodate(bh);
-		unlock_buffer(bh);
-		mark_buffer_dirty_inode(bh, inode);
-		brelse(bh);
 	}
 	inode->i_size = len;
 	stalefs_set_ops(inode);
 	mark_inode_dirty(inode);
-	return add_nondir(dir, dentry, inode);
-fail:
-	inode_dec_link_count(inode);
-	discard_new_inode(inode);
-	return err;
+	return add_nondir(dir, dentry, inode, handle);
 }
 
 static const char *stalefs_get_link(struct dentry *dentry, struct inode *inode,
@@ -181,24 +271,35 @@ static const char *stalefs_get_link(struct dentry *dentry, struct inode *inode,
 static int stalefs_link(struct dentry *old_dentry, struct inode *dir, struct dentry *dentry)
 {
 	struct inode *inode = d_inode(old_dentry);
+	bool was_orphan = !inode->i_nlink;
+	handle_t *handle;
 	int err;
 
 	if (inode->i_nlink >= STALEFS_LINK_MAX)
 		return -EMLINK;
+	handle = ns_start(dir, false, 1, 0, 2);
+	if (IS_ERR(handle))
+		return PTR_ERR(handle);
 	inode->i_ctime = current_time(inode);
 	inode_inc_link_count(inode);
 	ihold(inode);
 	err = stalefs_dir_add(dir, &dentry->d_name, inode->i_ino, inode->i_mode);
 	if (err) {
 		inode_dec_link_count(inode);
+		stalefs_journal_stop(dir->i_sb, handle);
 		iput(inode);
 		return err;
 	}
+	/* An O_TMPFILE file given its name: no longer an orphan. */
+	if (was_orphan)
+		err = stalefs_orphan_del(inode);
+	stalefs_journal_stop(dir->i_sb, handle);
 	d_instantiate(dentry, inode);
-	return 0;
+	return err;
 }
 
-static int stalefs_unlink(struct inode *dir, struct dentry *dentry)
+/* The entry of dentry in dir goes; its inode loses the link (an orphan at zero). */
+static int unlink_in(struct inode *dir, struct dentry *dentry)
 {
 	struct inode *inode = d_inode(dentry);
 	struct stalefs_dir_pos pos;
@@ -219,20 +320,43 @@ static int stalefs_unlink(struct inode *dir, struct dentry *dentry)
 		return err;
 	inode->i_ctime = dir->i_ctime;
 	inode_dec_link_count(inode);
-	return 0;
+	if (!inode->i_nlink)
+		err = stalefs_orphan_add(inode);
+	return err;
+}
+
+static int stalefs_unlink(struct inode *dir, struct dentry *dentry)
+{
+	handle_t *handle = ns_start(dir, false, 0, 1, 2);
+	int err, err2;
+
+	if (IS_ERR(handle))
+		return PTR_ERR(handle);
+	err = unlink_in(dir, dentry);
+	err2 = stalefs_journal_stop(dir->i_sb, handle);
+	return err ? err : err2;
 }
 
 static int stalefs_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
 			 struct dentry *dentry, umode_t mode)
 {
 	struct inode *inode;
+	handle_t *handle;
 	int err;
 
 	if (dir->i_nlink >= STALEFS_LINK_MAX)
 		return -EMLINK;
+	/* The new directory's first block too: its allocation and its (root-only) tree. */
+	handle = stalefs_journal_start(dir->i_sb, ns_credits(dir, true, 1, 1, 2) +
+				       stalefs_credits_alloc(dir->i_sb, 1) + 1,
+				       stalefs_revokes_tree(dir, 1));
+	if (IS_ERR(handle))
+		return PTR_ERR(handle);
 	inode = stalefs_new_inode(dir, S_IFDIR | mode, &dentry->d_name);
-	if (IS_ERR(inode))
+	if (IS_ERR(inode)) {
+		stalefs_journal_stop(dir->i_sb, handle);
 		return PTR_ERR(inode);
+	}
 	stalefs_set_ops(inode);
 	set_nlink(inode, 2);
 	err = stalefs_dir_init(inode, dir);
@@ -242,33 +366,38 @@ static int stalefs_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
 	if (err)
 		goto fail;
 	inode_inc_link_count(dir);
+	err = stalefs_journal_stop(dir->i_sb, handle);
 	d_instantiate_new(dentry, inode);
-	return 0;
+	return err;
 fail:
-	clear_nlink(inode);
-	mark_inode_dirty(inode);
-	discard_new_inode(inode);
+	ns_fail_new(dir, handle, inode);
 	return err;
 }
 
 static int stalefs_rmdir(struct inode *dir, struct dentry *dentry)
 {
 	struct inode *inode = d_inode(dentry);
-	int err;
+	handle_t *handle;
+	int err, err2;
 
 	err = stalefs_dir_is_empty(inode);
 	if (err < 0)
 		return err;
 	if (!err)
 		return -ENOTEMPTY;
-	err = stalefs_unlink(dir, dentry);
-	if (err)
-		return err;
-	inode->i_size = 0;
-	clear_nlink(inode);
-	mark_inode_dirty(inode);
-	inode_dec_link_count(dir);
-	return 0;
+	handle = ns_start(dir, false, 0, 1, 2);
+	if (IS_ERR(handle))
+		return PTR_ERR(handle);
+	err = unlink_in(dir, dentry);
+	if (!err) {
+		inode->i_size = 0;
+		clear_nlink(inode);
+		err = stalefs_orphan_add(inode);
+		mark_inode_dirty(inode);
+		inode_dec_link_count(dir);
+	}
+	err2 = stalefs_journal_stop(dir->i_sb, handle);
+	return err ? err : err2;
 }
 
 static int find_exact(struct inode *dir, struct dentry *dentry, struct stalefs_dir_pos *pos)
@@ -313,17 +442,21 @@ static int stalefs_exchange(struct inode *old_dir, struct dentry *old_dentry,
 	err = find_exact(old_dir, old_dentry, &opos);
 	if (err)
 		goto out_dd;
-	stalefs_dir_set(old_dir, &opos, new_inode->i_ino, new_inode->i_mode);
+	err = stalefs_dir_set(old_dir, &opos, new_inode->i_ino, new_inode->i_mode);
 	brelse(opos.bh);
+	if (err)
+		goto out_dd;
 	err = find_exact(new_dir, new_dentry, &npos);
 	if (err)
 		goto out_dd;
-	stalefs_dir_set(new_dir, &npos, old_inode->i_ino, old_inode->i_mode);
+	err = stalefs_dir_set(new_dir, &npos, old_inode->i_ino, old_inode->i_mode);
 	brelse(npos.bh);
-	if (odd.bh)
-		stalefs_dir_set(old_inode, &odd, new_dir->i_ino, S_IFDIR);
-	if (ndd.bh)
-		stalefs_dir_set(new_inode, &ndd, old_dir->i_ino, S_IFDIR);
+	if (!err && odd.bh)
+		err = stalefs_dir_set(old_inode, &odd, new_dir->i_ino, S_IFDIR);
+	if (!err && ndd.bh)
+		err = stalefs_dir_set(new_inode, &ndd, old_dir->i_ino, S_IFDIR);
+	if (err)
+		goto out_dd;
 	if (old_dir != new_dir && old_is_dir != new_is_dir) {
 		if (old_is_dir) {
 			drop_nlink(old_dir);
@@ -344,19 +477,13 @@ out_dd:
 	return err;
 }
 
-static int stalefs_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
-			  struct dentry *old_dentry, struct inode *new_dir,
-			  struct dentry *new_dentry, unsigned int flags)
+static int do_rename(struct inode *old_dir, struct dentry *old_dentry, struct inode *new_dir,
+		     struct dentry *new_dentry)
 {
 	struct inode *old_inode = d_inode(old_dentry), *new_inode = d_inode(new_dentry);
 	bool is_dir = S_ISDIR(old_inode->i_mode);
 	struct stalefs_dir_pos opos, npos, dd = { };
 	int err;
-
-	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
-		return -EINVAL;
-	if (flags & RENAME_EXCHANGE)
-		return stalefs_exchange(old_dir, old_dentry, new_dir, new_dentry);
 
 	if (is_dir && old_dir != new_dir) {
 		err = stalefs_dir_dotdot(old_inode, &dd);
@@ -374,12 +501,20 @@ static int stalefs_rename(struct user_namespace *mnt_userns, struct inode *old_d
 		err = find_exact(new_dir, new_dentry, &npos);
 		if (err)
 			goto out;
-		stalefs_dir_set(new_dir, &npos, old_inode->i_ino, old_inode->i_mode);
+		err = stalefs_dir_set(new_dir, &npos, old_inode->i_ino, old_inode->i_mode);
 		brelse(npos.bh);
+		if (err)
+			goto out;
 		new_inode->i_ctime = current_time(new_inode);
 		if (is_dir)
 			drop_nlink(new_inode);
 		inode_dec_link_count(new_inode);
+		/* The replaced inode's last link: an orphan until its last user closes it. */
+		if (!new_inode->i_nlink) {
+			err = stalefs_orphan_add(new_inode);
+			if (err)
+				goto out;
+		}
 	} else {
 		if (is_dir && old_dir != new_dir && new_dir->i_nlink >= STALEFS_LINK_MAX) {
 			err = -EMLINK;
@@ -396,18 +531,42 @@ static int stalefs_rename(struct user_namespace *mnt_userns, struct inode *old_d
 	err = find_exact(old_dir, old_dentry, &opos);
 	if (err)
 		goto out;
-	stalefs_dir_delete(old_dir, &opos);
+	err = stalefs_dir_delete(old_dir, &opos);
 	brelse(opos.bh);
+	if (err)
+		goto out;
 	old_inode->i_ctime = current_time(old_inode);
 	mark_inode_dirty(old_inode);
 	if (is_dir) {
 		if (dd.bh)
-			stalefs_dir_set(old_inode, &dd, new_dir->i_ino, S_IFDIR);
+			err = stalefs_dir_set(old_inode, &dd, new_dir->i_ino, S_IFDIR);
 		inode_dec_link_count(old_dir);
 	}
 out:
 	brelse(dd.bh);
 	return err;
+}
+
+static int stalefs_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
+			  struct dentry *old_dentry, struct inode *new_dir,
+			  struct dentry *new_dentry, unsigned int flags)
+{
+	handle_t *handle;
+	int err, err2;
+
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+		return -EINVAL;
+	/* An entry added to new_dir, up to three changed in place ('..'s too), four inodes. */
+	handle = stalefs_journal_start(old_dir->i_sb, ns_credits(new_dir, false, 1, 3, 4),
+				       stalefs_revokes_tree(new_dir, 1));
+	if (IS_ERR(handle))
+		return PTR_ERR(handle);
+	if (flags & RENAME_EXCHANGE)
+		err = stalefs_exchange(old_dir, old_dentry, new_dir, new_dentry);
+	else
+		err = do_rename(old_dir, old_dentry, new_dir, new_dentry);
+	err2 = stalefs_journal_stop(old_dir->i_sb, handle);
+	return err ? err : err2;
 }
 
 const struct inode_operations stalefs_dir_inode_operations = {

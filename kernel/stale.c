@@ -30,6 +30,7 @@
 #include <linux/uaccess.h>
 #include "stalefs.h"
 #include "stale.h"
+#include "journal.h"
 /* core/ is format/core (or a copy of it beside this file's headers): ../ is where the format headers live. */
 #include "core/../stalefs_ioctl.h"
 
@@ -177,10 +178,8 @@ int stalefs_stale_setattr_check(struct user_namespace *mnt_userns, struct inode 
 /* Holes and unwritten extents of blocks [first, last) become STALE. */
 static int make_stale(struct inode *inode, u64 first, u64 last)
 {
-	struct stalefs_inode_info *ei = STALEFS_I(inode);
 	struct address_space *mapping = inode->i_mapping;
 	unsigned int bits = inode->i_sb->s_blocksize_bits;
-	unsigned int nofs;
 	int err;
 
 	last = min_t(u64, last, STALEFS_MAX_FILE_BLOCKS);
@@ -199,12 +198,7 @@ static int make_stale(struct inode *inode, u64 first, u64 last)
 	invalidate_inode_pages2_range(mapping, (first << bits) >> PAGE_SHIFT,
 				      ((last << bits) - 1) >> PAGE_SHIFT);
 
-	down_write(&ei->i_map_sem);
-	nofs = memalloc_nofs_save();
-	err = stalefs_ext_convert(inode, (u32)first, (u32)(last - first),
-				  STALEFS_EXT_UNWRITTEN, STALEFS_EXT_STALE);
-	memalloc_nofs_restore(nofs);
-	up_write(&ei->i_map_sem);
+	err = stalefs_convert_range(inode, first, last, STALEFS_EXT_UNWRITTEN, STALEFS_EXT_STALE);
 
 	/* Then the holes. */
 	if (!err)
@@ -278,7 +272,6 @@ void stalefs_stale_written(struct inode *inode, loff_t pos, ssize_t len, bool di
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
 	unsigned int bits = inode->i_sb->s_blocksize_bits;
 	u64 first, last, lo = U64_MAX, hi = 0;
-	unsigned int nofs;
 	u32 i;
 
 	if (len <= 0 || !(ei->i_dflags & STALEFS_INODE_STALE_FL))
@@ -317,13 +310,11 @@ void stalefs_stale_written(struct inode *inode, loff_t pos, ssize_t len, bool di
 	if (!direct && filemap_write_and_wait_range(inode->i_mapping, lo << bits,
 						    (hi << bits) - 1))
 		return;
-	down_write(&ei->i_map_sem);
-	nofs = memalloc_nofs_save();
-	if (stalefs_ext_convert(inode, (u32)lo, (u32)(hi - lo), STALEFS_EXT_STALE, 0))
+	/* With a journal, the data's cache flush precedes the commit that clears the mark. */
+	if (stalefs_convert_range(inode, lo, hi, STALEFS_EXT_STALE, 0) &&
+	    !stalefs_forced_shutdown(inode->i_sb) && !sb_rdonly(inode->i_sb))
 		stalefs_error(inode->i_sb, inode->i_ino, 0,
 			      "cannot clear the stale mark of blocks %llu-%llu", lo, hi - 1);
-	memalloc_nofs_restore(nofs);
-	up_write(&ei->i_map_sem);
 }
 
 /* ---- the ioctls ---- */
@@ -390,6 +381,18 @@ static long ioc_stale_info(struct file *file, struct stalefs_stale_info __user *
 	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
+/* FS_IOC_GOINGDOWN (journal.c): on any file or directory of the filesystem. */
+static long ioc_goingdown(struct file *file, u32 __user *uarg)
+{
+	u32 flags;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (get_user(flags, uarg))
+		return -EFAULT;
+	return stalefs_shutdown(file_inode(file)->i_sb, flags);
+}
+
 long stalefs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	switch (cmd) {
@@ -397,6 +400,8 @@ long stalefs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ioc_fallocate(file, (void __user *)arg);
 	case STALEFS_IOC_STALE_INFO:
 		return ioc_stale_info(file, (void __user *)arg);
+	case STALEFS_IOC_GOINGDOWN:
+		return ioc_goingdown(file, (u32 __user *)arg);
 	default:
 		return -ENOTTY;
 	}

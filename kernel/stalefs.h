@@ -9,23 +9,32 @@
 
 #include <linux/fs.h>
 #include <linux/buffer_head.h>
+#include <linux/jbd2.h>
 #include <linux/iomap.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <linux/rbtree.h>
 #include "core/stalefs_core.h"
+#include "core/../stalefs_ioctl.h"
+
+struct journal_s;
 
 #define STALEFS_ERR_ON_DEFAULT 0	/* use s_errors from the superblock */
 
 /* Mount options (fs_context) */
 struct stalefs_mount_opts {
 	int errors;		/* STALEFS_ERRORS_*, 0: superblock default */
+	bool commit_set;	/* commit= given */
+	u32 commit;		/* seconds between journal commits, 0: jbd2's default (5) */
+	bool norecovery;	/* norecovery / noload: do not replay (read-only only) */
 	bool stale_gid_set;	/* stale.c: nohide_stale_gid= given */
 	u32 stale_gid;
 };
 
 struct stalefs_sb_info {
+	struct super_block *sb;
 	struct stalefs_geom geom;
 	struct buffer_head *sbh;		/* primary superblock */
 	struct stalefs_super_block *raw;	/* inside sbh */
@@ -53,6 +62,25 @@ struct stalefs_sb_info {
 	/* stale.c: NO_HIDE_STALE armed by nohide_stale_gid=stale_gid */
 	bool stale_armed;
 	u32 stale_gid;
+	/* journal.c */
+	struct journal_s *journal;		/* NULL: no journal (or norecovery) */
+	u64 journal_start;			/* first block, its jbd2 superblock */
+	u32 journal_blocks;
+	u32 commit_interval;			/* commit= seconds, 0: default */
+	bool norecovery;
+	unsigned long flags;			/* STALEFS_FLAG_* */
+	spinlock_t pending_lock;		/* freed blocks waiting for their commit */
+	struct rb_root pending;
+	struct list_head pending_list;
+	u64 pending_count;
+	/* iomap.c: inodes whose converted extents wait to be saved */
+	spinlock_t save_lock;
+	struct list_head save_list;
+	struct delayed_work save_work;
+};
+
+enum {
+	STALEFS_FLAG_SHUTDOWN,			/* FS_IOC_GOINGDOWN: write nothing more */
 };
 
 static inline struct stalefs_sb_info *STALEFS_SB(struct super_block *sb)
@@ -96,6 +124,15 @@ struct stalefs_inode_info {
 	u64 i_dtime;
 	u32 i_dir_group;		/* allocation goal group */
 	bool i_converting;		/* in unwritten conversion: may use the reserve (i_map_sem) */
+	/* journal.c: the last transactions holding a change of the inode (fsync commits them) */
+	u32 i_sync_tid, i_datasync_tid;
+	/*
+	 * iomap.c: extents converted in memory at I/O completion and not saved
+	 * yet (i_map_sem); the inode is on sbi->save_list (save_lock) meanwhile.
+	 */
+	bool i_save_pending;
+	u32 i_pending_edits;
+	struct list_head i_save_node;
 	/* Writeback ioends waiting for unwritten conversion. */
 	spinlock_t i_ioend_lock;
 	struct list_head i_ioend_list;
@@ -124,9 +161,17 @@ static inline void stalefs_dirty_held(struct buffer_head *bh)
 	mark_buffer_dirty(bh);
 }
 
-/* Buffer verified once after read: BH_PrivateStart is ours on metadata bhs. */
-enum { BH_Stalefs_Verified = BH_PrivateStart };
+/*
+ * Buffer verified once after read.  jbd2 owns the private buffer bits from
+ * BH_PrivateStart (BH_JBD first); a filesystem's own start after them.
+ */
+enum { BH_Stalefs_Verified = BH_JBDPrivateStart };
 BUFFER_FNS(Stalefs_Verified, stalefs_verified)
+
+/* journal.c (the rest is in journal.h) */
+int stalefs_pending_init_cache(void);
+void stalefs_pending_destroy_cache(void);
+void stalefs_journal_set_options(struct super_block *sb);
 
 /* super.c */
 __printf(5, 6)
@@ -135,6 +180,8 @@ void __stalefs_error(struct super_block *sb, const char *func, u32 ino, u64 bloc
 #define stalefs_error(sb, ino, block, fmt, ...) \
 	__stalefs_error(sb, __func__, ino, block, fmt, ##__VA_ARGS__)
 void stalefs_commit_super(struct super_block *sb, bool wait);
+/* Stop writing: the journal aborted or a transaction failed (read-only, or panic). */
+void __stalefs_abort(struct super_block *sb, const char *func, int err, const char *why);
 
 /* alloc.c */
 int stalefs_load_groups(struct super_block *sb);
@@ -144,8 +191,10 @@ struct stalefs_group_desc *stalefs_get_desc(struct super_block *sb, u32 group,
 int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *got);
 void stalefs_free_blocks(struct inode *inode, u64 pblk, u32 len, bool metadata);
 bool stalefs_blocks_valid(struct super_block *sb, u64 pblk, u64 len);
+bool stalefs_meta_free(struct super_block *sb, u64 pblk, u64 len);
 int stalefs_new_ino(struct inode *dir, umode_t mode, u32 *ino);
-void stalefs_free_ino(struct super_block *sb, u32 ino, bool dir);
+void stalefs_free_ino(struct super_block *sb, u32 ino, bool dir, bool orphan);
+int stalefs_orphan_count(struct super_block *sb, u32 ino, int delta);
 u64 stalefs_count_free_blocks(struct super_block *sb);
 u32 stalefs_count_free_inodes(struct super_block *sb);
 
@@ -158,16 +207,27 @@ void stalefs_ext_forget_nodes(struct stalefs_inode_info *ei);
 /* Lookup: 1 and *ex = extent holding lblk, or 0 and ex->len = hole length (0: to the end). */
 int stalefs_ext_lookup(struct inode *inode, u32 lblk, struct stalefs_ext *ex);
 int stalefs_ext_insert(struct inode *inode, const struct stalefs_ext *ex);
-int stalefs_ext_convert(struct inode *inode, u32 lblk, u32 len, u16 from, u16 to);
-int stalefs_ext_remove(struct inode *inode, u32 lblk, u64 len);
+/*
+ * Edits touch at most STALEFS_EDIT_EXTENTS extents per call, so that one
+ * transaction holds them (journal.h): *next says where to go on from
+ * (lblk + len when done); *more whether anything is left to remove.
+ */
+int stalefs_ext_convert(struct inode *inode, u32 lblk, u32 len, u16 from, u16 to, u64 *next);
+int stalefs_ext_convert_mem(struct inode *inode, u32 lblk, u32 len, u16 from, u16 to, u64 *next);
+int stalefs_ext_remove(struct inode *inode, u32 lblk, u64 len, bool *more);
 int stalefs_fill_holes(struct inode *inode, u64 start, u64 end, u16 flags);
+int stalefs_convert_range(struct inode *inode, u64 first, u64 last, u16 from, u16 to);
 int stalefs_ext_alloc_range(struct inode *inode, u32 lblk, u32 len, u16 flags,
 			    struct stalefs_ext *first);
 int stalefs_ext_save(struct inode *inode);
 u64 stalefs_ext_blocks(struct inode *inode);
 
 /* inode.c */
+#define STALEFS_IGET_ORPHAN	0x1	/* an ORPHAN inode with no links is fine (orphan.c) */
 struct inode *stalefs_iget(struct super_block *sb, u32 ino);
+struct inode *stalefs_iget_flags(struct super_block *sb, u32 ino, int flags);
+void stalefs_dirty_inode(struct inode *inode, int flags);
+int stalefs_inode_to_table(struct inode *inode, bool map_locked, bool datasync);
 int stalefs_write_inode(struct inode *inode, struct writeback_control *wbc);
 void stalefs_evict_inode(struct inode *inode);
 struct inode *stalefs_new_inode(struct inode *dir, umode_t mode, const struct qstr *name);
@@ -185,12 +245,23 @@ int stalefs_sync_metadata(struct inode *inode, int datasync);
 int stalefs_fsync(struct file *file, loff_t start, loff_t end, int datasync);
 int stalefs_update_inode(struct inode *inode);
 
+/* orphan.c: inodes unlinked while open, or mid-truncate (FORMAT.md 13) */
+int stalefs_orphan_add(struct inode *inode);
+int stalefs_orphan_del(struct inode *inode);
+void stalefs_orphan_cleanup(struct super_block *sb);
+bool stalefs_orphans_pending(struct super_block *sb);
+
 /* iomap.c */
 extern const struct iomap_ops stalefs_iomap_ops;
 extern const struct iomap_writeback_ops stalefs_writeback_ops;
 extern const struct iomap_dio_ops stalefs_dio_ops;
 void stalefs_ioend_work(struct work_struct *work);
 int stalefs_convert_unwritten(struct inode *inode, loff_t pos, loff_t len);
+/* Extents converted in memory and not yet saved (journal mode): save them now. */
+int stalefs_save_pending(struct inode *inode);
+void stalefs_save_forget(struct inode *inode);
+int stalefs_save_all_pending(struct super_block *sb);
+void stalefs_save_work(struct work_struct *work);
 
 /* file.c */
 extern const struct file_operations stalefs_file_operations;
@@ -207,7 +278,7 @@ struct stalefs_dir_pos {
 int stalefs_dir_find(struct inode *dir, const struct qstr *name, struct stalefs_dir_pos *pos);
 int stalefs_dir_add(struct inode *dir, const struct qstr *name, u32 ino, umode_t mode);
 int stalefs_dir_delete(struct inode *dir, struct stalefs_dir_pos *pos);
-void stalefs_dir_set(struct inode *dir, struct stalefs_dir_pos *pos, u32 ino, umode_t mode);
+int stalefs_dir_set(struct inode *dir, struct stalefs_dir_pos *pos, u32 ino, umode_t mode);
 int stalefs_dir_init(struct inode *dir, struct inode *parent);
 int stalefs_dir_is_empty(struct inode *dir);
 int stalefs_dir_dotdot(struct inode *dir, struct stalefs_dir_pos *pos);

@@ -13,6 +13,7 @@
 #include <linux/ratelimit.h>
 #include "stalefs.h"
 #include "stale.h"
+#include "journal.h"
 
 static struct kmem_cache *stalefs_inode_cachep;
 
@@ -44,8 +45,8 @@ void __stalefs_error(struct super_block *sb, const char *func, u32 ino, u64 bloc
 		       sb->s_id, func, ino, block, &vaf);
 	va_end(args);
 
-	/* A read-only mount never writes, not even the error record. */
-	if (!raw || sb_rdonly(sb))
+	/* A read-only mount never writes, not even the error record; nor a shut-down one. */
+	if (!raw || sb_rdonly(sb) || stalefs_forced_shutdown(sb))
 		return;
 	/* Record it so fsck knows the filesystem needs a check. */
 	lock_buffer(sbi->sbh);
@@ -69,16 +70,47 @@ void __stalefs_error(struct super_block *sb, const char *func, u32 ino, u64 bloc
 
 	switch (sbi->errors) {
 	case STALEFS_ERRORS_PANIC:
+		stalefs_journal_abort(sb, -EIO);
 		panic("stalefs (%s): panic forced after error\n", sb->s_id);
 		break;
 	case STALEFS_ERRORS_RO:
 		pr_crit("stalefs (%s): remounting filesystem read-only\n", sb->s_id);
+		/* Nothing of the transaction that met the damage may commit. */
+		stalefs_journal_abort(sb, -EIO);
 		sync_dirty_buffer(sbi->sbh);
 		sb->s_flags |= SB_RDONLY;
 		break;
 	default:
 		break;
 	}
+}
+
+/*
+ * The journal cannot go on (it aborted, a transaction failed): without it
+ * nothing can be written consistently, so the filesystem goes read-only
+ * whatever errors= says (errors=panic still panics), as ext4 does.  The
+ * error is recorded in the superblock, written in place, for fsck.
+ */
+void __stalefs_abort(struct super_block *sb, const char *func, int err, const char *why)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	int behaviour;
+
+	if (stalefs_forced_shutdown(sb) || (sb_rdonly(sb) && err == -EROFS))
+		return;
+	if (sbi->errors == STALEFS_ERRORS_PANIC || sb_rdonly(sb)) {
+		__stalefs_error(sb, func, 0, 0, "%s (error %d)", why, err);
+		return;
+	}
+	/* Record it without the errors= reaction, then stop writing. */
+	behaviour = sbi->errors;
+	sbi->errors = STALEFS_ERRORS_CONTINUE;
+	__stalefs_error(sb, func, 0, 0, "%s (error %d)", why, err);
+	sbi->errors = behaviour;
+	stalefs_journal_abort(sb, err);
+	pr_crit("stalefs (%s): remounting filesystem read-only\n", sb->s_id);
+	sync_dirty_buffer(sbi->sbh);
+	sb->s_flags |= SB_RDONLY;
 }
 
 /* Write the summaries and state into the primary superblock. */
@@ -134,6 +166,10 @@ static struct inode *stalefs_alloc_inode(struct super_block *sb)
 	ei->i_dtime = 0;
 	ei->i_dir_group = 0;
 	ei->i_converting = false;
+	ei->i_sync_tid = ei->i_datasync_tid = 0;
+	ei->i_save_pending = false;
+	ei->i_pending_edits = 0;
+	INIT_LIST_HEAD(&ei->i_save_node);
 	memset(ei->i_data, 0, sizeof(ei->i_data));
 	return &ei->vfs_inode;
 }
@@ -160,10 +196,14 @@ static void init_once(void *p)
 static void stalefs_put_super(struct super_block *sb)
 {
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	bool rw = !sb_rdonly(sb) && !stalefs_forced_shutdown(sb);
 
+	cancel_delayed_work_sync(&sbi->save_work);
 	if (sbi->conv_wq)
 		destroy_workqueue(sbi->conv_wq);
-	if (!sb_rdonly(sb)) {
+	/* Checkpoints everything: the log is empty afterwards, RECOVER may go. */
+	stalefs_journal_release(sb, rw);
+	if (rw) {
 		set_state(sb, true);
 		stalefs_commit_super(sb, true);
 	}
@@ -177,11 +217,19 @@ static int stalefs_sync_fs(struct super_block *sb, int wait)
 {
 	int err;
 
-	if (sb_rdonly(sb))
+	if (sb_rdonly(sb) || stalefs_forced_shutdown(sb))
 		return 0;
+	/* Extents converted in memory at I/O completion go into the journal first. */
+	err = stalefs_save_all_pending(sb);
+	if (stalefs_has_journal(sb)) {
+		int err2 = stalefs_journal_sync_fs(sb, wait);
+
+		stalefs_commit_super(sb, wait);
+		return err ? err : err2;
+	}
 	stalefs_commit_super(sb, wait);
 	if (!wait)
-		return 0;
+		return err;
 	/*
 	 * syncfs(2), sync(2) and umount call this before their own last
 	 * sync_blockdev, and none of them flushes the device's write cache
@@ -229,24 +277,70 @@ static int stalefs_show_options(struct seq_file *seq, struct dentry *root)
 
 	if (sbi->errors_opt)
 		seq_printf(seq, ",errors=%s", errors_names[sbi->errors]);
+	if (sbi->commit_interval)
+		seq_printf(seq, ",commit=%u", sbi->commit_interval);
+	if (sbi->norecovery)
+		seq_puts(seq, ",norecovery");
 	stalefs_stale_show_options(seq, root->d_sb);
+	return 0;
+}
+
+/*
+ * Going read-only or frozen with a journal: everything committed and in
+ * place, the log empty, so the image needs no recovery (a snapshot of a
+ * frozen device mounts without replay).
+ */
+static int journal_quiesce(struct super_block *sb)
+{
+	int err = stalefs_journal_flush_all(sb);
+
+	if (err)
+		return err;
+	if (stalefs_has_journal(sb))
+		STALEFS_SB(sb)->raw->s_feature_incompat &=
+			cpu_to_le32(~STALEFS_FEATURE_INCOMPAT_RECOVER);
+	return 0;
+}
+
+static int stalefs_freeze_fs(struct super_block *sb)
+{
+	int err;
+
+	if (sb_rdonly(sb) || stalefs_forced_shutdown(sb))
+		return 0;
+	err = journal_quiesce(sb);
+	if (err)
+		return err;
+	stalefs_commit_super(sb, true);
+	return 0;
+}
+
+static int stalefs_unfreeze_fs(struct super_block *sb)
+{
+	if (sb_rdonly(sb) || stalefs_forced_shutdown(sb) || !stalefs_has_journal(sb))
+		return 0;
+	STALEFS_SB(sb)->raw->s_feature_incompat |= cpu_to_le32(STALEFS_FEATURE_INCOMPAT_RECOVER);
+	stalefs_commit_super(sb, true);
 	return 0;
 }
 
 static const struct super_operations stalefs_sops = {
 	.alloc_inode	= stalefs_alloc_inode,
 	.free_inode	= stalefs_free_inode,
+	.dirty_inode	= stalefs_dirty_inode,
 	.write_inode	= stalefs_write_inode,
 	.evict_inode	= stalefs_evict_inode,
 	.put_super	= stalefs_put_super,
 	.sync_fs	= stalefs_sync_fs,
+	.freeze_fs	= stalefs_freeze_fs,
+	.unfreeze_fs	= stalefs_unfreeze_fs,
 	.statfs		= stalefs_statfs,
 	.show_options	= stalefs_show_options,
 };
 
 /* ---- mount ---- */
 
-enum { Opt_errors, Opt_nohide_stale_gid };
+enum { Opt_errors, Opt_nohide_stale_gid, Opt_commit, Opt_norecovery };
 
 static const struct constant_table stalefs_param_errors[] = {
 	{ "continue",	STALEFS_ERRORS_CONTINUE },
@@ -258,6 +352,9 @@ static const struct constant_table stalefs_param_errors[] = {
 static const struct fs_parameter_spec stalefs_param_spec[] = {
 	fsparam_enum("errors", Opt_errors, stalefs_param_errors),
 	fsparam_u32("nohide_stale_gid", Opt_nohide_stale_gid),	/* stale.c */
+	fsparam_u32("commit", Opt_commit),
+	fsparam_flag("norecovery", Opt_norecovery),
+	fsparam_flag("noload", Opt_norecovery),
 	{}
 };
 
@@ -277,6 +374,16 @@ static int stalefs_parse_param(struct fs_context *fc, struct fs_parameter *param
 	case Opt_nohide_stale_gid:
 		opts->stale_gid_set = true;
 		opts->stale_gid = result.uint_32;
+		break;
+	case Opt_commit:
+		/* jbd2 keeps the interval in jiffies in an unsigned long: a day is plenty. */
+		if (result.uint_32 > 24 * 3600)
+			return invalfc(fc, "commit=%u: at most 86400 seconds", result.uint_32);
+		opts->commit_set = true;
+		opts->commit = result.uint_32;
+		break;
+	case Opt_norecovery:
+		opts->norecovery = true;
 		break;
 	}
 	return 0;
@@ -368,6 +475,9 @@ static void mark_mounted_rw(struct super_block *sb)
 	struct stalefs_super_block *raw = STALEFS_SB(sb)->raw;
 
 	set_state(sb, false);
+	/* Before the first transaction can commit: tools must replay from now on. */
+	if (stalefs_has_journal(sb))
+		raw->s_feature_incompat |= cpu_to_le32(STALEFS_FEATURE_INCOMPAT_RECOVER);
 	le32_add_cpu(&raw->s_mnt_count, 1);
 	raw->s_mtime = cpu_to_le64(ktime_get_real_seconds());
 	stalefs_commit_super(sb, true);
@@ -384,14 +494,27 @@ static int stalefs_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (!sbi)
 		return -ENOMEM;
 	sb->s_fs_info = sbi;
+	sbi->sb = sb;
 	mutex_init(&sbi->alloc_lock);
 	spin_lock_init(&sbi->err_lock);
+	spin_lock_init(&sbi->pending_lock);
+	sbi->pending = RB_ROOT;
+	INIT_LIST_HEAD(&sbi->pending_list);
+	spin_lock_init(&sbi->save_lock);
+	INIT_LIST_HEAD(&sbi->save_list);
+	INIT_DELAYED_WORK(&sbi->save_work, stalefs_save_work);
+	sbi->commit_interval = opts->commit;
+	sbi->norecovery = opts->norecovery;
 
 	err = read_super(sb, fc);
 	if (err)
 		goto fail;
 	sbi->errors = opts->errors ? opts->errors : le16_to_cpu(sbi->raw->s_errors);
 	sbi->errors_opt = opts->errors != 0;
+	/* Replay first: the descriptors, bitmaps and inodes read below are then the committed ones. */
+	err = stalefs_journal_load(sb, fc, sb_rdonly(sb));
+	if (err)
+		goto fail;
 	/* stale.c: arm NO_HIDE_STALE, recording the permitted group if need be */
 	err = stalefs_stale_mount(sb, fc, opts->stale_gid_set, opts->stale_gid, sb_rdonly(sb));
 	if (err)
@@ -409,6 +532,12 @@ static int stalefs_fill_super(struct super_block *sb, struct fs_context *fc)
 	err = stalefs_load_groups(sb);
 	if (err)
 		goto fail;
+	if (sbi->journal_blocks && !stalefs_meta_free(sb, sbi->journal_start, sbi->journal_blocks)) {
+		errorf(fc, "stalefs (%s): the journal (blocks %llu-%llu) overlaps a group's bitmaps or inode table: run fsck.stalefs",
+		       sb->s_id, sbi->journal_start, sbi->journal_start + sbi->journal_blocks - 1);
+		err = -EUCLEAN;
+		goto fail;
+	}
 	/* The descriptors are authoritative; the superblock holds summaries. */
 	sbi->free_blocks = stalefs_count_free_blocks(sb);
 	/* 2% of the filesystem, at most 4096 blocks: ext4's reserve for conversion. */
@@ -440,12 +569,19 @@ static int stalefs_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (le16_to_cpu(sbi->raw->s_state) & STALEFS_STATE_ERRORS)
 		pr_warn("stalefs (%s): filesystem has recorded errors; running fsck.stalefs is recommended\n",
 			sb->s_id);
-	if (!sb_rdonly(sb))
+	if (!sb_rdonly(sb)) {
 		mark_mounted_rw(sb);
+		/* Files unlinked while open, or mid-truncate, at the crash (FORMAT.md 13). */
+		stalefs_orphan_cleanup(sb);
+	} else if (stalefs_orphans_pending(sb)) {
+		pr_info("stalefs (%s): orphan inodes are released at the next read-write mount\n",
+			sb->s_id);
+	}
 	return 0;
 fail:
 	if (sbi->conv_wq)
 		destroy_workqueue(sbi->conv_wq);
+	stalefs_journal_release(sb, false);
 	stalefs_put_groups(sb);
 	brelse(sbi->sbh);
 	kfree(sbi);
@@ -467,6 +603,16 @@ static int stalefs_reconfigure(struct fs_context *fc)
 	int err;
 
 	sync_filesystem(sb);
+	if (stalefs_forced_shutdown(sb))
+		return -EIO;
+	if (opts->norecovery != sbi->norecovery) {
+		errorf(fc, "stalefs (%s): norecovery cannot change on remount", sb->s_id);
+		return -EINVAL;
+	}
+	if (!want_ro && sb_rdonly(sb) && sbi->norecovery) {
+		errorf(fc, "stalefs (%s): mounted with norecovery: cannot go read-write", sb->s_id);
+		return -EINVAL;
+	}
 	/* stale.c: remounting without nohide_stale_gid= disarms */
 	err = stalefs_stale_mount(sb, fc, opts->stale_gid_set, opts->stale_gid,
 				  want_ro || ro_compat_unknown(sb));
@@ -476,9 +622,16 @@ static int stalefs_reconfigure(struct fs_context *fc)
 		sbi->errors = opts->errors;
 		sbi->errors_opt = true;
 	}
+	if (opts->commit_set) {
+		sbi->commit_interval = opts->commit;
+		stalefs_journal_set_options(sb);
+	}
 	if (want_ro == sb_rdonly(sb))
 		return 0;
 	if (want_ro) {
+		err = journal_quiesce(sb);
+		if (err)
+			return err;
 		set_state(sb, true);
 		stalefs_commit_super(sb, true);
 	} else {
@@ -487,9 +640,15 @@ static int stalefs_reconfigure(struct fs_context *fc)
 			       sb->s_id);
 			return -EROFS;
 		}
+		if (sbi->journal && is_journal_aborted(sbi->journal)) {
+			errorf(fc, "stalefs (%s): the journal has aborted: unmount and run fsck.stalefs",
+			       sb->s_id);
+			return -EROFS;
+		}
 		/* Flip the flag first: commit runs as a read-write filesystem. */
 		sb->s_flags &= ~SB_RDONLY;
 		mark_mounted_rw(sb);
+		stalefs_orphan_cleanup(sb);
 	}
 	return 0;
 }
@@ -537,9 +696,17 @@ static int __init stalefs_init(void)
 				sizeof_field(struct stalefs_inode_info, i_data), init_once);
 	if (!stalefs_inode_cachep)
 		return -ENOMEM;
+	err = stalefs_pending_init_cache();
+	if (err)
+		goto out_inode;
 	err = register_filesystem(&stalefs_fs_type);
 	if (err)
-		kmem_cache_destroy(stalefs_inode_cachep);
+		goto out_pending;
+	return 0;
+out_pending:
+	stalefs_pending_destroy_cache();
+out_inode:
+	kmem_cache_destroy(stalefs_inode_cachep);
 	return err;
 }
 
@@ -547,6 +714,7 @@ static void __exit stalefs_exit(void)
 {
 	unregister_filesystem(&stalefs_fs_type);
 	rcu_barrier();
+	stalefs_pending_destroy_cache();
 	kmem_cache_destroy(stalefs_inode_cachep);
 }
 
@@ -555,3 +723,5 @@ module_exit(stalefs_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("stalefs: extent-based filesystem with confined stale allocation");
 MODULE_AUTHOR("the stalefs authors");
+/* jbd2 checksums its journal with crc32c, which it asks the crypto API for. */
+MODULE_SOFTDEP("pre: crc32c");
