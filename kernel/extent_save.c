@@ -112,7 +112,8 @@ static int plan_stable(struct stalefs_inode_info *ei, u32 cap, struct save_plan 
 		u64 hi = j + 1 < nl ? ei->i_leaf_key[j + 1] : U64_MAX;
 		u32 s = j ? first_from(ei, ei->i_leaf_key[j]) : 0;
 		u32 e = j + 1 < nl ? first_from(ei, ei->i_leaf_key[j + 1]) : ei->i_next;
-		bool dirty = ei->i_dirty_lo < hi && ei->i_dirty_hi >= lo;
+		bool dirty = ei->i_leaf_dirty ? test_bit(j, ei->i_leaf_dirty) :
+			     ei->i_dirty_lo < hi && ei->i_dirty_hi >= lo;
 		u32 count = e - s, parts, k;
 
 		if (!count) {
@@ -445,6 +446,7 @@ static int save_tree(struct inode *inode)
 	kfree(ei->i_leaf_key);
 	ei->i_leaf_key = keys;
 	ei->i_nleaves = p.nleaves;
+	stalefs_ext_reset_dirty(ei, p.nleaves);
 	keys = NULL;
 	/* A failed write leaves some leaves unwritten: the next save packs all. */
 	ei->i_repack = err != 0;

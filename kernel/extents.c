@@ -33,9 +33,27 @@ static u32 ext_node_cap(struct super_block *sb)
 	return stalefs_extblock_max_entries(sb->s_blocksize);
 }
 
+/* The leaf (as last saved) whose range holds lblk: the last whose key is at most lblk. */
+static u32 leaf_of(const struct stalefs_inode_info *ei, u64 lblk)
+{
+	u32 lo = 1, hi = ei->i_nleaves;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (ei->i_leaf_key[mid] <= lblk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - 1;
+}
+
 /*
  * An extent starting at lblk is created, changed or removed: the leaf whose
- * range holds that start must be rebuilt at the next save.
+ * range holds that start must be rebuilt at the next save.  The bitmap says
+ * which leaves exactly, so that a batch of scattered edits (conversions of
+ * random writes) rebuilds only the leaves they touched.
  */
 static void ext_touch(struct stalefs_inode_info *ei, u64 lblk)
 {
@@ -44,6 +62,15 @@ static void ext_touch(struct stalefs_inode_info *ei, u64 lblk)
 		ei->i_dirty_lo = lblk;
 	if (lblk > ei->i_dirty_hi)
 		ei->i_dirty_hi = lblk;
+	if (ei->i_leaf_dirty && ei->i_nleaves)
+		__set_bit(leaf_of(ei, lblk), ei->i_leaf_dirty);
+}
+
+/* A fresh (clean) dirty-leaf bitmap for nleaves leaves; NULL if memory is short. */
+void stalefs_ext_reset_dirty(struct stalefs_inode_info *ei, u32 nleaves)
+{
+	kfree(ei->i_leaf_dirty);
+	ei->i_leaf_dirty = nleaves ? kcalloc(BITS_TO_LONGS(nleaves), sizeof(long), GFP_NOFS) : NULL;
 }
 
 /* i_nstale counts the STALE extents, so no save has to scan for one. */
@@ -120,6 +147,8 @@ void stalefs_ext_forget_nodes(struct stalefs_inode_info *ei)
 	ei->i_nnodes = 0;
 	kfree(ei->i_leaf_key);
 	ei->i_leaf_key = NULL;
+	kfree(ei->i_leaf_dirty);
+	ei->i_leaf_dirty = NULL;
 	ei->i_nleaves = 0;
 }
 
@@ -303,6 +332,7 @@ static int leaves_first(struct inode *inode, struct ext_walk *w)
 	}
 	ei->i_leaf_key = keys;
 	ei->i_nleaves = w->nleaves;
+	stalefs_ext_reset_dirty(ei, w->nleaves);
 	ei->i_repack = false;
 	return 0;
 }

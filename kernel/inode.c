@@ -699,6 +699,8 @@ int stalefs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry, st
 	struct inode *inode = d_inode(dentry);
 	int err;
 
+	if (stalefs_forced_shutdown(inode->i_sb))
+		return -EIO;
 	err = setattr_prepare(mnt_userns, dentry, attr);
 	if (err)
 		return err;

@@ -504,6 +504,8 @@ int stalefs_journal_sync_inode(struct inode *inode, int datasync)
 	err = jbd2_complete_transaction(journal, tid);
 	if (!err && barrier)
 		err = blkdev_issue_flush(sb->s_bdev);
+	if (err && is_journal_aborted(journal))
+		__stalefs_abort(sb, __func__, err, "the journal has aborted");
 	return err;
 }
 
@@ -520,6 +522,8 @@ int stalefs_journal_sync_fs(struct super_block *sb, int wait)
 		err = jbd2_log_wait_commit(journal, target);
 	if (!err && barrier)
 		err = blkdev_issue_flush(sb->s_bdev);
+	if (err && is_journal_aborted(journal))
+		__stalefs_abort(sb, __func__, err, "the journal has aborted");
 	return err;
 }
 
@@ -583,7 +587,8 @@ int stalefs_credits_tree(struct inode *inode, u32 edits)
 
 	if (!nodes && READ_ONCE(ei->i_next) + 2 * edits <= STALEFS_ROOT_EXTENTS)
 		return 1;
-	return 1 + 2 * (edits + 1) + index + depth + 1 +
+	/* Each edit dirties a leaf and may split it; never more than the leaves there will be. */
+	return 1 + min(2 * (edits + 1), leaves + edits + 1) + index + depth + 1 +
 	       stalefs_credits_alloc(sb, edits + 2 + depth) +
 	       stalefs_credits_alloc(sb, index + edits + 2);
 }

@@ -116,6 +116,7 @@ struct stalefs_inode_info {
 	u32 i_nnodes;
 	u32 i_nleaves;
 	u32 *i_leaf_key;		/* first lblk of each leaf, as last saved */
+	unsigned long *i_leaf_dirty;	/* bitmap: leaves an edit touched (NULL: use the lo/hi range) */
 	struct stalefs_dx *i_dx;	/* large directories: in-memory index (dir_index.c) */
 	struct mutex i_dx_lock;		/* building i_dx */
 	u8 i_data[STALEFS_IBLOCK_SIZE];	/* extent root or inline symlink, on-disk form */
@@ -204,6 +205,7 @@ int stalefs_ext_load(struct inode *inode);
 void stalefs_ext_init_empty(struct inode *inode);
 void stalefs_ext_release(struct inode *inode);
 void stalefs_ext_forget_nodes(struct stalefs_inode_info *ei);
+void stalefs_ext_reset_dirty(struct stalefs_inode_info *ei, u32 nleaves);
 /* Lookup: 1 and *ex = extent holding lblk, or 0 and ex->len = hole length (0: to the end). */
 int stalefs_ext_lookup(struct inode *inode, u32 lblk, struct stalefs_ext *ex);
 int stalefs_ext_insert(struct inode *inode, const struct stalefs_ext *ex);

@@ -161,6 +161,7 @@ static struct inode *stalefs_alloc_inode(struct super_block *sb)
 	ei->i_nnodes = 0;
 	ei->i_nleaves = 0;
 	ei->i_leaf_key = NULL;
+	ei->i_leaf_dirty = NULL;
 	ei->i_dx = NULL;
 	ei->i_dflags = 0;
 	ei->i_dtime = 0;
@@ -219,7 +220,13 @@ static int stalefs_sync_fs(struct super_block *sb, int wait)
 
 	if (sb_rdonly(sb) || stalefs_forced_shutdown(sb))
 		return 0;
-	/* Extents converted in memory at I/O completion go into the journal first. */
+	/*
+	 * Extents converted in memory at I/O completion go into the journal
+	 * first.  The worker is run to completion first: at umount it must
+	 * not hold an inode when the inodes are evicted.
+	 */
+	if (wait)
+		flush_delayed_work(&STALEFS_SB(sb)->save_work);
 	err = stalefs_save_all_pending(sb);
 	if (stalefs_has_journal(sb)) {
 		int err2 = stalefs_journal_sync_fs(sb, wait);
