@@ -38,8 +38,8 @@ struct stalefs_io {
 	struct cache_ent **hash;
 	u32 hash_size;
 	u32 count, max;
-	struct cache_ent lru;			/* sentinel */
 	struct stalefs_overlay *ov;		/* overlay mode: every write lands here */
+	struct cache_ent lru;			/* sentinel (a flexible member: it stays last) */
 };
 
 static errcode_t raw_pread(struct stalefs_io *io, u64 off, size_t len, void *buf)

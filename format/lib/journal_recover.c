@@ -399,6 +399,25 @@ errcode_t stalefs_journal_mark_empty(stalefs_fs *fs, u32 next_sequence)
 	return 0;
 }
 
+errcode_t stalefs_journal_discard(stalefs_fs *fs)
+{
+	struct stalefs_jbd2_super jsb;
+	u64 start = le64_to_cpu(fs->sb.s_journal_block);
+	u32 len = le32_to_cpu(fs->sb.s_journal_blocks);
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	err = stalefs_journal_read_super(fs, &jsb);
+	if (err)
+		return err;
+	/* Nothing left in the log can pass for a transaction, whatever sequence comes next. */
+	err = stalefs_io_zero(fs->io, start + 1, len - 1);
+	if (!err)
+		err = stalefs_journal_mark_empty(fs, be32toh(jsb.s_sequence) + 1);
+	return err;
+}
+
 errcode_t stalefs_journal_recover(stalefs_fs *fs, struct stalefs_journal_recovery *st)
 {
 	struct stalefs_journal *j;

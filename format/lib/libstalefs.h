@@ -406,6 +406,9 @@ struct stalefs_journal_recovery {
 errcode_t stalefs_journal_recover(stalefs_fs *fs, struct stalefs_journal_recovery *r);
 /* s_start = 0, s_sequence = next_sequence, and RECOVER cleared in the superblock. */
 errcode_t stalefs_journal_mark_empty(stalefs_fs *fs, u32 next_sequence);
+/* Give up on what the journal holds (after a recovery that failed): the log zeroed, so
+ * no block of it can be replayed later whatever sequence follows, then marked empty. */
+errcode_t stalefs_journal_discard(stalefs_fs *fs);
 /* Find the end of the valid log (the scan pass alone): sets j->head and j->next_sequence. */
 errcode_t stalefs_journal_find_head(struct stalefs_journal *j, struct stalefs_journal_recovery *r);
 

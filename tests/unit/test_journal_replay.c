@@ -816,6 +816,45 @@ START_TEST(damaged_journal_superblock)
 }
 END_TEST
 
+/* Giving up on a corrupt journal: the log zeroed, so nothing of it replays later. */
+START_TEST(discard_after_failure)
+{
+	struct jfix f;
+	struct stalefs_jtrans *t;
+	struct stalefs_journal_recovery r;
+	struct walk_log w;
+
+	jfix_setup(&f, 1024, 1024);
+	t = begin(&f);
+	add(&f, t, 0, 1);
+	stalefs_jtrans_set_time(t, 1000, 0);
+	ck_ok(stalefs_jtrans_commit(t, 0));
+	t = begin(&f);
+	add(&f, t, 1, 2);
+	stalefs_jtrans_set_time(t, 1000, 0);
+	ck_ok(stalefs_jtrans_commit(t, STALEFS_JTRANS_BAD_DESC_CSUM));
+	ck_err(recover(&f, &r), STALEFS_ERR_JOURNAL_CORRUPT);
+	ck_ok(stalefs_journal_discard(f.fs));
+	ck_assert(!needs_recovery(f.fs));
+	ck_ok(stalefs_journal_open(f.fs, 0, &f.j));
+	ck_assert_uint_eq(f.j->jsb.s_start, 0);
+	memset(&w, 0, sizeof(w));
+	ck_ok(stalefs_journal_walk(f.j, STALEFS_JWALK_OLD, record, &w));
+	ck_assert_uint_eq(w.n, 1);
+	ck_assert_int_eq(w.e[0].end_reason, STALEFS_JW_END_NO_MAGIC);
+	/* And a new transaction after it replays alone. */
+	t = begin(&f);
+	add(&f, t, 2, 3);
+	ck_ok(stalefs_jtrans_commit(t, 0));
+	ck_ok(recover(&f, &r));
+	ck_assert_uint_eq(r.transactions, 1);
+	expect_block(&f, 0, 0);
+	expect_block(&f, 1, 0);
+	expect_block(&f, 2, 3);
+	jfix_done(&f);
+}
+END_TEST
+
 /* A filesystem without a journal: nothing to recover, nothing to open. */
 START_TEST(no_journal)
 {
@@ -855,6 +894,7 @@ Suite *journal_replay_suite(void)
 	tcase_add_test(tc, journal_full);
 	tcase_add_test(tc, walker);
 	tcase_add_test(tc, damaged_journal_superblock);
+	tcase_add_test(tc, discard_after_failure);
 	tcase_add_test(tc, no_journal);
 	suite_add_tcase(s, tc);
 	return s;
