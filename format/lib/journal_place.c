@@ -150,7 +150,6 @@ errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
 	struct stalefs_jbd2_super jsb;
 	errcode_t err;
 	u8 *buf;
-	u64 b;
 
 	if (!stalefs_fs_rw(fs))
 		return STALEFS_ERR_RO_FILSYS;
@@ -162,9 +161,8 @@ errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
 		return STALEFS_ERR_JOURNAL_TOO_SMALL;
 	if (!stalefs_journal_range_ok(g, start, blocks))
 		return STALEFS_ERR_BAD_BLOCK_NUM;
-	for (b = start; b < start + blocks; b++)
-		if (stalefs_test_block(fs, b))
-			return STALEFS_ERR_JOURNAL_NO_ROOM;
+	if (!stalefs_block_range_free(fs, start, blocks))
+		return STALEFS_ERR_JOURNAL_NO_ROOM;
 	/* A zeroed log holds nothing that could pass for a transaction, whatever the
 	 * device held before; on an image file this is a hole punched, not gigabytes written. */
 	err = stalefs_io_zero(fs->io, start + 1, blocks - 1);
@@ -188,8 +186,7 @@ errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
 	fs->sb.s_feature_incompat = cpu_to_le32(le32_to_cpu(fs->sb.s_feature_incompat) &
 						~STALEFS_FEATURE_INCOMPAT_RECOVER);
 	stalefs_mark_super_dirty(fs);
-	for (b = start; b < start + blocks; b++)
-		stalefs_mark_block(fs, b);
+	stalefs_mark_block_range(fs, start, blocks);
 	stalefs_adjust_free_blocks(fs, stalefs_block_group(g, start), -(s64)blocks);
 	return 0;
 }

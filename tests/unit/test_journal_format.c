@@ -402,7 +402,11 @@ START_TEST(place_and_create)
 	stalefs_mark_block(fs, start + 100);
 	ck_ok(stalefs_journal_place(fs, 2048, &b));
 	ck_assert_uint_eq(b, start + 101);
+	ck_err(stalefs_journal_create(fs, start, 2048), STALEFS_ERR_JOURNAL_NO_ROOM);
 	stalefs_unmark_block(fs, start + 100);
+	stalefs_mark_block(fs, start + 2047);	/* the last block, past the whole bytes */
+	ck_err(stalefs_journal_create(fs, start, 2048), STALEFS_ERR_JOURNAL_NO_ROOM);
+	stalefs_unmark_block(fs, start + 2047);
 	ck_err(stalefs_journal_place(fs, 9000, &b), STALEFS_ERR_JOURNAL_NO_ROOM);
 	ck_err(stalefs_journal_create(fs, start, 1000), STALEFS_ERR_JOURNAL_TOO_SMALL);
 	ck_err(stalefs_journal_create(fs, fs->geom.blocks_count - 100, 1024), STALEFS_ERR_BAD_BLOCK_NUM);
