@@ -27,6 +27,15 @@ const char *dbg_block_role(u64 block, u32 *group_out)
 				return "group descriptor table";
 		}
 	}
+	if (le32_to_cpu(dbg.fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) {
+		u64 js = le64_to_cpu(dbg.fs->sb.s_journal_block);
+
+		if (block >= js && block - js < le32_to_cpu(dbg.fs->sb.s_journal_blocks)) {
+			if (group_out)
+				*group_out = stalefs_block_group(g, js);
+			return block == js ? "journal superblock" : "journal";
+		}
+	}
 	for (grp = 0; grp < g->groups_count; grp++) {
 		const struct stalefs_group_desc *d = &dbg.fs->groups[grp].desc;
 		u64 bb = le64_to_cpu(d->bg_block_bitmap), ib = le64_to_cpu(d->bg_inode_bitmap);
@@ -145,6 +154,23 @@ static void explain(u64 block, const u8 *buf)
 	if (role && strcmp(role, "inode table") == 0) {
 		printf("Structure: inode table of group %u\n", grp);
 		explain_itable(block, grp, buf);
+		return;
+	}
+	if (role && strcmp(role, "journal superblock") == 0) {
+		int rule = stalefs_jsb_verify((const struct stalefs_jbd2_super *)buf, &dbg.fs->sb);
+
+		printf("Structure: journal superblock (journal block 0)\n");
+		printf("Verdict: %s%s\n", rule ? stalefs_jsb_rule_msg(rule) : "ok", rule ? "  *** BAD ***" : "");
+		return;
+	}
+	if (role && strcmp(role, "journal") == 0) {
+		const struct stalefs_jbd2_header *h = (const void *)buf;
+
+		printf("Structure: journal block %llu", (unsigned long long)(block - le64_to_cpu(dbg.fs->sb.s_journal_block)));
+		if (be32toh(h->h_magic) == STALEFS_JBD2_MAGIC)
+			printf(" (jbd2 block type %u, sequence %u: logdump shows it)", be32toh(h->h_blocktype),
+			       be32toh(h->h_sequence));
+		printf("\n");
 		return;
 	}
 	if (role) {

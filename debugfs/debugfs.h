@@ -101,6 +101,9 @@ void json_strn(FILE *f, const char *s, size_t n);
  * unknown command (which also counts a failure). */
 bool dbg_execute(char *line);
 
+/* ---- the journal (journal.c): drop an open journal and its pending transaction (at close) ---- */
+void dbg_journal_forget(void);
+
 /* ---- metadump restore, shared with main's --restore-metadump ---- */
 errcode_t dbg_metadump_restore(const char *dump, const char *image);
 

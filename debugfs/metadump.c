@@ -10,7 +10,9 @@
  *   end     le64 0xFFFFFFFFFFFFFFFF | le32 0
  * It holds the superblock and descriptor copies, the bitmaps, the initialised
  * part of every inode table, every extent tree node and every directory and
- * block-mapped symlink block.  File data is left out (it restores as zeros).
+ * block-mapped symlink block, and the journal's superblock (with
+ * --keep-names also the blocks of its active log, whose journaled copies of
+ * directory blocks hold names).  File data is left out (it restores as zeros).
  * Unless --keep-names, directory entry names and symlink targets are replaced
  * by generated names of the same length (unique within their directory), and
  * the checksums of the blocks and inodes changed that way are recomputed --
@@ -248,6 +250,36 @@ static void dump_group_meta(struct md_ctx *c, u32 grp)
 	}
 }
 
+struct md_journal {
+	struct md_ctx *c;
+	u64 start;
+};
+
+static int journal_cb(const struct stalefs_jwalk_entry *e, void *priv)
+{
+	struct md_journal *mj = priv;
+
+	if (e->what != STALEFS_JW_END && e->what != STALEFS_JW_REVOKE_RECORD)
+		dump_block(mj->c, mj->start + e->log_block);
+	return mj->c->err != 0;
+}
+
+/* The journal superblock, and with names kept the log recovery would read. */
+static void dump_journal(struct md_ctx *c)
+{
+	struct stalefs_journal *j;
+	struct md_journal mj = { c, le64_to_cpu(dbg.fs->sb.s_journal_block) };
+
+	if (!(le32_to_cpu(dbg.fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) ||
+	    !stalefs_journal_range_ok(&dbg.fs->geom, mj.start, le32_to_cpu(dbg.fs->sb.s_journal_blocks)))
+		return;
+	dump_block(c, mj.start);
+	if (!c->keep_names || stalefs_journal_open(dbg.fs, STALEFS_JOURNAL_FORCE, &j))
+		return;
+	stalefs_journal_walk(j, 0, journal_cb, &mj);
+	stalefs_journal_close(j);
+}
+
 static errcode_t write_metadump(const char *file, bool keep_names, u64 *blocks)
 {
 	const struct stalefs_geom *g = &dbg.fs->geom;
@@ -280,6 +312,7 @@ static errcode_t write_metadump(const char *file, bool keep_names, u64 *blocks)
 	}
 	for (grp = 0; grp < g->groups_count && !c.err; grp++)
 		dump_group_meta(&c, grp);
+	dump_journal(&c);
 	if (!c.err)
 		dbg_inode_scan(inode_cb, &c);
 	memset(end, 0xff, 8);

@@ -11,6 +11,15 @@ static void report_open_damage(stalefs_fs *fs)
 	if (fs->bad_desc_count)
 		fprintf(stderr, "%s: warning: %d group descriptor(s) fail verification (see stats)\n",
 			DBG_PROG, fs->bad_desc_count);
+	/* What is on disk is not yet the filesystem the journal describes. */
+	if (le32_to_cpu(fs->sb.s_feature_incompat) & STALEFS_FEATURE_INCOMPAT_RECOVER) {
+		if (fs->flags & STALEFS_OPEN_RW)
+			fprintf(stderr, "%s: warning: the filesystem needs journal recovery: replay it "
+				"(journal_run) before editing, or run fsck.stalefs\n", DBG_PROG);
+		else
+			fprintf(stderr, "%s: warning: the filesystem needs journal recovery: this is the state "
+				"before recovery (journal_run with -w replays it)\n", DBG_PROG);
+	}
 }
 
 errcode_t dbg_open_fs(const char *name, int flags, u64 sb_block, u32 block_size)
@@ -18,6 +27,10 @@ errcode_t dbg_open_fs(const char *name, int flags, u64 sb_block, u32 block_size)
 	stalefs_fs *fs;
 	errcode_t err;
 
+	/* Read-write, debugfs can replay the journal itself (journal_run), as e2fsprogs' can:
+	 * a filesystem that needs recovery opens, with a warning. */
+	if (flags & STALEFS_OPEN_RW)
+		flags |= STALEFS_OPEN_JOURNAL;
 	err = stalefs_open(name, flags, sb_block, block_size, &fs);
 	if (err && err != STALEFS_ERR_BAD_MAGIC && err != STALEFS_ERR_UNSUPP_FEATURE &&
 	    (err < 0 || err > 4096) /* not an errno: the image is there but damaged */ &&
@@ -99,6 +112,7 @@ errcode_t dbg_close_fs(bool write)
 
 	if (!dbg.fs)
 		return 0;
+	dbg_journal_forget();
 	if (write)
 		err = dbg_flush();
 	if (!err && write && (dbg.fs->flags & STALEFS_OPEN_RW)) {

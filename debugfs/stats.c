@@ -30,6 +30,148 @@ static void print_features(FILE *f, int kind, u32 mask, bool json)
 	}
 }
 
+/* ---- the journal: where, its superblock's state, and whether it needs recovery ---- */
+struct journal_info {
+	bool present, readable, csum_ok, needs_recovery;
+	u64 block;
+	u32 blocks, group;
+	int rule;			/* the journal superblock's verdict */
+	struct stalefs_jbd2_super jsb;
+	u32 orphans;			/* inodes flagged ORPHAN, per the descriptors */
+};
+
+static void journal_info(struct journal_info *ji)
+{
+	const struct stalefs_super_block *sb = &dbg.fs->sb;
+	u32 g;
+
+	memset(ji, 0, sizeof(*ji));
+	ji->present = le32_to_cpu(sb->s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL;
+	ji->needs_recovery = le32_to_cpu(sb->s_feature_incompat) & STALEFS_FEATURE_INCOMPAT_RECOVER;
+	for (g = 0; g < dbg.fs->geom.groups_count; g++)
+		ji->orphans += le32_to_cpu(dbg.fs->groups[g].desc.bg_orphan_count);
+	if (!ji->present)
+		return;
+	ji->block = le64_to_cpu(sb->s_journal_block);
+	ji->blocks = le32_to_cpu(sb->s_journal_blocks);
+	ji->group = stalefs_block_group(&dbg.fs->geom, ji->block);
+	ji->readable = stalefs_journal_read_super(dbg.fs, &ji->jsb) == 0;
+	if (!ji->readable)
+		return;
+	ji->rule = stalefs_jsb_verify(&ji->jsb, sb);
+	ji->csum_ok = be32toh(ji->jsb.s_checksum) == stalefs_jsb_csum(&ji->jsb);
+}
+
+/* jbd2 feature names, as dumpe2fs prints them (JSON gets the short ones). */
+static const struct {
+	int kind;		/* 0 compat, 1 incompat, 2 ro_compat */
+	u32 bit;
+	const char *name, *json;
+} jfeatures[] = {
+	{ 0, STALEFS_JBD2_COMPAT_CHECKSUM, "journal_checksum", "checksum" },
+	{ 1, STALEFS_JBD2_INCOMPAT_REVOKE, "journal_incompat_revoke", "revoke" },
+	{ 1, STALEFS_JBD2_INCOMPAT_64BIT, "journal_64bit", "64bit" },
+	{ 1, STALEFS_JBD2_INCOMPAT_ASYNC_COMMIT, "journal_async_commit", "async_commit" },
+	{ 1, STALEFS_JBD2_INCOMPAT_CSUM_V2, "journal_checksum_v2", "csum_v2" },
+	{ 1, STALEFS_JBD2_INCOMPAT_CSUM_V3, "journal_checksum_v3", "csum_v3" },
+	{ 1, STALEFS_JBD2_INCOMPAT_FAST_COMMIT, "journal_fast_commit", "fast_commit" },
+};
+
+static void print_jfeatures(const struct stalefs_jbd2_super *jsb, bool json)
+{
+	u32 masks[3] = { be32toh(jsb->s_feature_compat), be32toh(jsb->s_feature_incompat),
+			 be32toh(jsb->s_feature_ro_compat) };
+	bool first = true;
+	size_t i;
+	int k;
+	u32 bit;
+
+	for (i = 0; i < sizeof(jfeatures) / sizeof(jfeatures[0]); i++) {
+		if (!(masks[jfeatures[i].kind] & jfeatures[i].bit))
+			continue;
+		masks[jfeatures[i].kind] &= ~jfeatures[i].bit;
+		if (json) {
+			fputs(first ? "" : ",", stdout);
+			json_str(stdout, jfeatures[i].json);
+		} else {
+			printf(" %s", jfeatures[i].name);
+		}
+		first = false;
+	}
+	/* Bits nobody knows, by kind and number. */
+	for (k = 0; k < 3; k++)
+		for (bit = 0; bit < 32; bit++) {
+			char raw[32];
+
+			if (!(masks[k] & (1u << bit)))
+				continue;
+			snprintf(raw, sizeof(raw), "journal_%s_%u", k == 0 ? "compat" : k == 1 ? "incompat" : "ro_compat",
+				 bit);
+			if (json) {
+				fputs(first ? "" : ",", stdout);
+				json_str(stdout, raw);
+			} else {
+				printf(" %s", raw);
+			}
+			first = false;
+		}
+}
+
+static void journal_text(void)
+{
+	struct journal_info ji;
+	const struct stalefs_jbd2_super *j = &ji.jsb;
+
+	journal_info(&ji);
+	if (!ji.present) {
+		printf("Journal:                  <none>\n");
+	} else {
+		printf("Journal:                  %u blocks at block %llu (group %u)\n", ji.blocks,
+		       (unsigned long long)ji.block, ji.group);
+		if (!ji.readable) {
+			printf("Journal superblock:       cannot be read  *** BAD ***\n");
+		} else {
+			printf("Journal superblock:       %s%s\n", ji.rule ? stalefs_jsb_rule_msg(ji.rule) : "ok",
+			       ji.rule ? "  *** BAD ***" : "");
+			printf("Journal features:        ");
+			print_jfeatures(j, false);
+			printf("\n");
+			printf("Journal checksum type:    %s (%u)\n",
+			       j->s_checksum_type == STALEFS_JBD2_CRC32C_CHKSUM ? "crc32c" : "unknown", j->s_checksum_type);
+			printf("Journal checksum:         0x%08x (%s)\n", be32toh(j->s_checksum), ji.csum_ok ? "ok" : "bad");
+			printf("Journal sequence:         0x%08x (%u)\n", be32toh(j->s_sequence), be32toh(j->s_sequence));
+			printf("Journal start:            %u%s\n", be32toh(j->s_start), j->s_start ? "" : " (empty)");
+			printf("Journal errno:            %d\n", (int)be32toh(j->s_errno));
+		}
+	}
+	printf("Needs recovery:           %s\n", ji.needs_recovery ? "yes" : "no");
+	printf("Orphan inodes:            %u\n", ji.orphans);
+}
+
+static void journal_json(void)
+{
+	struct journal_info ji;
+	const struct stalefs_jbd2_super *j = &ji.jsb;
+
+	journal_info(&ji);
+	printf(",\"journal\":{\"present\":%s,\"needs_recovery\":%s", ji.present ? "true" : "false",
+	       ji.needs_recovery ? "true" : "false");
+	if (ji.present) {
+		printf(",\"block\":%llu,\"blocks\":%u,\"group\":%u,\"superblock_readable\":%s",
+		       (unsigned long long)ji.block, ji.blocks, ji.group, ji.readable ? "true" : "false");
+		if (ji.readable) {
+			printf(",\"superblock_verdict\":");
+			json_str(stdout, ji.rule ? stalefs_jsb_rule_msg(ji.rule) : "ok");
+			printf(",\"sequence\":%u,\"start\":%u,\"errno\":%d,\"features\":[", be32toh(j->s_sequence),
+			       be32toh(j->s_start), (int)be32toh(j->s_errno));
+			print_jfeatures(j, true);
+			printf("],\"checksum_type\":%u,\"checksum\":%u,\"checksum_ok\":%s", j->s_checksum_type,
+			       be32toh(j->s_checksum), ji.csum_ok ? "true" : "false");
+		}
+	}
+	printf("},\"orphan_inodes\":%u", ji.orphans);
+}
+
 static const char *desc_verdict(u32 g, int *rule_out)
 {
 	const struct stalefs_group_desc *d = &dbg.fs->groups[g].desc;
@@ -90,6 +232,7 @@ static void stats_json(bool header_only)
 	printf("],\"incompat\":[");
 	print_features(stdout, 2, le32_to_cpu(sb->s_feature_incompat), true);
 	printf("]}}");
+	journal_json();
 	if (!header_only) {
 		printf(",\"groups\":[");
 		for (g = 0; g < dbg.fs->geom.groups_count; g++) {
@@ -158,6 +301,7 @@ static void stats_text(bool header_only)
 	printf("Error count:              %u\n", le32_to_cpu(sb->s_error_count));
 	if (dbg.fs->sb_block)
 		printf("Opened from backup superblock at block %llu\n", (unsigned long long)dbg.fs->sb_block);
+	journal_text();
 	if (header_only)
 		return;
 	dirs = 0;
@@ -174,9 +318,13 @@ static void stats_text(bool header_only)
 		       g, (unsigned long long)le64_to_cpu(d->bg_block_bitmap),
 		       (unsigned long long)le64_to_cpu(d->bg_inode_bitmap),
 		       (unsigned long long)le64_to_cpu(d->bg_inode_table));
-		printf("           %u free blocks, %u free inodes, %u used directories, %u unused inodes\n",
+		printf("           %u free blocks, %u free inodes, %u used directories, %u unused inodes",
 		       le32_to_cpu(d->bg_free_blocks_count), le32_to_cpu(d->bg_free_inodes_count),
 		       le32_to_cpu(d->bg_used_dirs_count), le32_to_cpu(d->bg_itable_unused));
+		/* Orphans only when there are some: the line stays as it was otherwise. */
+		if (d->bg_orphan_count)
+			printf(", %u orphan inodes", le32_to_cpu(d->bg_orphan_count));
+		printf("\n");
 		printf("           [%s%s%s] checksum 0x%08x (%s)%s\n",
 		       (fl & STALEFS_BG_INODE_UNINIT) ? "Inode not init" : "",
 		       (fl & STALEFS_BG_INODE_UNINIT) && (fl & STALEFS_BG_BLOCK_UNINIT) ? ", " : "",

@@ -21,6 +21,7 @@ static int usage(void)
 		"Usage: %s [-b block-size] [-N number-of-inodes] [-i bytes-per-inode]\n"
 		"\t[-m reserved-blocks-percentage] [-g blocks-per-group] [-L volume-label]\n"
 		"\t[-U UUID] [-G stale-gid] [-O feature[,...]] [-E extended-option[,...]]\n"
+		"\t[-J size=journal-MiB]\n"
 		"\t[-e errors-behavior] [-d root-directory] [-n] [-F] [-q] [-V]\n"
 		"\tdevice [fs-size]\n", program_name);
 	return MKFS_PARSE_USAGE;
@@ -84,6 +85,14 @@ static int parse_feature(const char *tok, struct stalefs_mkfs_params *p)
 	if (stalefs_feature_parse(tok + clear, &kind, &bit))
 		return usage_error("invalid filesystem option set: %s", tok);
 	mask = kind == 0 ? &p->feature_compat : kind == 1 ? &p->feature_ro_compat : &p->feature_incompat;
+	if (kind == 2 && bit == STALEFS_FEATURE_INCOMPAT_RECOVER) {
+		/* Only the kernel sets it, while a journal holds transactions; a new
+		 * filesystem has none, so clearing it is a no-op. */
+		if (clear)
+			return 0;
+		return usage_error("%s cannot be set: the kernel sets it while the journal has "
+				   "transactions to replay", tok);
+	}
 	if (kind == 2 && clear)
 		return usage_error("the %s feature is required and cannot be cleared", tok + 1);
 	if (kind == 1 && bit == STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE && !clear &&
@@ -200,8 +209,56 @@ static int parse_gid(const char *s, u32 *out)
 /* The option letters' values before they are combined into o->params. */
 struct raw_options {
 	u32 block_size, inodes, bpi, bpg, rpct, stale_gid;
-	const char *label, *uuid, *features, *extended, *errors;
+	const char *label, *uuid, *features, *extended, *errors, *journal;
 };
+
+/*
+ * -J size=N: the journal's size in MiB, as mke2fs takes it.  Turned into
+ * blocks once the block size is known; at least jbd2's 1024 blocks.  Whether
+ * it fits in one group is the layout's question (an operational error).
+ */
+static int parse_journal(const char *list, u32 block_size, u32 *blocks)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	int rc = 0;
+	bool sized = false;
+
+	if (!copy)
+		return usage_error("%s", "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long mib, b;
+		char *end;
+
+		if (strncmp(tok, "size=", 5) != 0) {
+			rc = usage_error("unknown journal option: %s (known: size=MiB)", tok);
+			break;
+		}
+		errno = 0;
+		mib = strtoull(tok + 5, &end, 10);
+		if (errno || end == tok + 5 || *end || tok[5] == '-' || mib > (1ULL << 32)) {
+			rc = usage_error("invalid journal size: '%s' (a number of MiB)", tok + 5);
+			break;
+		}
+		b = (mib << 20) / block_size;
+		if (b < STALEFS_JOURNAL_MIN_BLOCKS) {
+			fprintf(stderr, "%s: journal size %llu MiB is %llu blocks of %u bytes; a journal needs at "
+				"least %u blocks (%u MiB)\n", program_name, mib, b, block_size,
+				STALEFS_JOURNAL_MIN_BLOCKS, (u32)(((u64)STALEFS_JOURNAL_MIN_BLOCKS * block_size) >> 20));
+			rc = usage();
+			break;
+		}
+		if (b > 0xFFFFFFFFULL) {
+			rc = usage_error("journal size too large: %s MiB", tok + 5);
+			break;
+		}
+		*blocks = (u32)b;
+		sized = true;
+	}
+	if (!rc && !sized)
+		rc = usage_error("%s", "-J needs size=MiB");
+	free(copy);
+	return rc;
+}
 
 static int parse_letter(int c, const char *arg, struct raw_options *r, struct mkfs_options *o)
 {
@@ -238,6 +295,7 @@ static int parse_letter(int c, const char *arg, struct raw_options *r, struct mk
 	case 'G': rc = parse_gid(arg, &r->stale_gid); break;
 	case 'O': r->features = arg; break;
 	case 'E': r->extended = arg; break;
+	case 'J': r->journal = arg; break;
 	case 'e': r->errors = arg; break;
 	case 'd': o->populate_dir = arg; break;
 	case 'n': o->dry_run = true; break;
@@ -261,7 +319,7 @@ int mkfs_parse_options(int argc, char **argv, struct mkfs_options *o)
 
 	memset(o, 0, sizeof(*o));
 	optind = 0;	/* GNU getopt: start over, also on a second call */
-	while ((c = getopt(argc, argv, "b:N:i:m:g:L:U:G:O:E:e:d:nFqV")) != -1) {
+	while ((c = getopt(argc, argv, "b:N:i:m:g:L:U:G:O:E:e:d:J:nFqV")) != -1) {
 		rc = parse_letter(c, optarg, &r, o);
 		if (rc)
 			return rc;
@@ -296,6 +354,15 @@ int mkfs_parse_options(int argc, char **argv, struct mkfs_options *o)
 		return rc;
 	if (r.extended && (rc = parse_extended(r.extended, p)))
 		return rc;
+	if (r.journal) {
+		/* -J asks for a journal; with -O ^has_journal it asks for two opposite things. */
+		if (r.features && !(p->feature_compat & STALEFS_FEATURE_COMPAT_HAS_JOURNAL))
+			return usage_error("%s", "-J conflicts with -O ^has_journal");
+		rc = parse_journal(r.journal, p->block_size, &p->journal_blocks);
+		if (rc)
+			return rc;
+		p->feature_compat |= STALEFS_FEATURE_COMPAT_HAS_JOURNAL;
+	}
 	if (r.stale_gid != STALEFS_STALE_GID_NONE)
 		p->feature_ro_compat |= STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE;
 	o->size_bytes = size_bytes;

@@ -89,6 +89,16 @@ static void print_layout(const struct mkfs_options *o, const struct stalefs_supe
 	       g->groups_count == 1 ? "" : "s", g->blocks_per_group, g->inodes_per_group);
 	if (le32_to_cpu(sb->s_stale_gid) != STALEFS_STALE_GID_NONE)
 		printf("Stale allocation (NO_HIDE_STALE) permitted to group %u\n", le32_to_cpu(sb->s_stale_gid));
+	if (le32_to_cpu(sb->s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) {
+		u64 start = le64_to_cpu(sb->s_journal_block);
+		u32 blocks = le32_to_cpu(sb->s_journal_blocks);
+
+		printf("Journal: %u blocks (%llu MiB) at block %llu in group %u\n", blocks,
+		       (unsigned long long)(((u64)blocks * g->block_size) >> 20), (unsigned long long)start,
+		       stalefs_block_group(g, start));
+	} else if (o->params.feature_compat & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) {
+		printf("Filesystem too small for a journal\n");
+	}
 	if (g->groups_count > 1) {
 		printf("Superblock backups stored on blocks: ");
 		for (i = 1; i < g->groups_count; i++) {
@@ -99,7 +109,6 @@ static void print_layout(const struct mkfs_options *o, const struct stalefs_supe
 		}
 		printf("\n");
 	}
-	(void)o;
 }
 
 int mkfs_run(struct mkfs_options *o)
@@ -123,6 +132,24 @@ int mkfs_run(struct mkfs_options *o)
 		return rc;
 	p->blocks_count = bytes / p->block_size;
 	err = stalefs_mkfs_layout(p, &sb, &g);
+	if (err == STALEFS_ERR_JOURNAL_NO_ROOM) {
+		struct stalefs_mkfs_params q = *p;
+
+		/* The same geometry without a journal, to say how much would fit. */
+		q.feature_compat &= ~STALEFS_FEATURE_COMPAT_HAS_JOURNAL;
+		if (stalefs_mkfs_layout(&q, &sb, &g))
+			com_err(program_name, err, "while computing the layout for %s", o->device);
+		else if (stalefs_journal_max_blocks(&g) < STALEFS_JOURNAL_MIN_BLOCKS)
+			fprintf(stderr, "%s: %s is too small for a journal: its largest group has room for %u "
+				"blocks, a journal needs %u; make it larger, or use -O ^has_journal\n",
+				program_name, o->device, stalefs_journal_max_blocks(&g), STALEFS_JOURNAL_MIN_BLOCKS);
+		else
+			fprintf(stderr, "%s: a journal of %u blocks does not fit in one group's data blocks of %s "
+				"(at most %u blocks there): choose a smaller journal with -J size= or larger "
+				"groups with -g\n", program_name, p->journal_blocks, o->device,
+				stalefs_journal_max_blocks(&g));
+		return EXIT_ERROR;
+	}
 	if (err == STALEFS_ERR_DEVICE_TOO_SMALL) {
 		fprintf(stderr, "%s: device %s is too small (%llu bytes) for a filesystem with %u-byte blocks\n",
 			program_name, o->device, (unsigned long long)bytes, p->block_size);
@@ -137,7 +164,7 @@ int mkfs_run(struct mkfs_options *o)
 
 		for (i = 0; i < g.groups_count; i++)
 			meta += stalefs_group_meta_blocks(&g, i);
-		avail = g.blocks_count - meta;
+		avail = g.blocks_count - meta - le32_to_cpu(sb.s_journal_blocks);
 		err = populate_estimate(o->populate_dir, p->block_size, &est);
 		if (err) {
 			if (est.bad_reason)
@@ -187,6 +214,9 @@ int mkfs_run(struct mkfs_options *o)
 	err = stalefs_mkfs(o->device, p, &fs);
 	if (err)
 		return fail(err, "writing a new filesystem on %s", o->device);
+	/* stalefs_mkfs made it (a hole punched and one block written): report it as mke2fs does. */
+	if (!o->quiet && (le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL))
+		printf("Creating journal (%u blocks): done\n", le32_to_cpu(fs->sb.s_journal_blocks));
 	if (o->populate_dir) {
 		char failed[4096] = "";
 

@@ -225,6 +225,67 @@ void stalefs_unmark_block(stalefs_fs *fs, u64 block)
 	grp->bb_dirty = true;
 }
 
+/*
+ * [start, start + count) all free / all marked, a group at a time and whole
+ * bytes where aligned: a journal is up to 2^18 blocks, and mkfs on 1 TiB
+ * should not spend its time on single bits.
+ */
+bool stalefs_block_range_free(stalefs_fs *fs, u64 start, u64 count)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	u64 b = start, end = start + count;
+
+	if (end > g->blocks_count || end < start)
+		return false;
+	while (b < end) {
+		u32 group = stalefs_block_group(g, b);
+		u64 gfirst = stalefs_group_first_block(g, group);
+		u64 stop = gfirst + stalefs_group_nblocks(g, group) < end ? gfirst + stalefs_group_nblocks(g, group) : end;
+		const u8 *map = group_maps(fs, group)->block_bitmap;
+
+		for (; b < stop; b++) {
+			u64 bit = b - gfirst;
+
+			if ((bit & 7) == 0 && b + 8 <= stop) {
+				if (map[bit >> 3])
+					return false;
+				b += 7;
+				continue;
+			}
+			if (bit_test(map, bit))
+				return false;
+		}
+	}
+	return true;
+}
+
+void stalefs_mark_block_range(stalefs_fs *fs, u64 start, u64 count)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	u64 b = start, end = start + count;
+
+	if (end > g->blocks_count)
+		end = g->blocks_count;
+	while (b < end) {
+		u32 group = stalefs_block_group(g, b);
+		u64 gfirst = stalefs_group_first_block(g, group);
+		u64 stop = gfirst + stalefs_group_nblocks(g, group) < end ? gfirst + stalefs_group_nblocks(g, group) : end;
+		struct stalefs_group *grp = group_maps(fs, group);
+
+		for (; b < stop; b++) {
+			u64 bit = b - gfirst;
+
+			if ((bit & 7) == 0 && b + 8 <= stop) {
+				grp->block_bitmap[bit >> 3] = 0xFF;
+				b += 7;
+				continue;
+			}
+			bit_set(grp->block_bitmap, bit);
+		}
+		grp->bb_dirty = true;
+	}
+}
+
 bool stalefs_ino_valid(const stalefs_fs *fs, u32 ino)
 {
 	return ino >= 1 && ino <= fs->geom.inodes_count;

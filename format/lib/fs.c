@@ -119,9 +119,15 @@ errcode_t stalefs_open(const char *name, int flags, u64 sb_block, u32 block_size
 	fs = calloc(1, sizeof(*fs));
 	if (!fs)
 		return STALEFS_ERR_NO_MEMORY;
+	/* Overlay: the library writes as usual, the I/O layer keeps it all in memory. */
+	if (flags & STALEFS_OPEN_OVERLAY)
+		flags |= STALEFS_OPEN_RW;
 	fs->flags = flags;
 	fs->device_name = strdup(name);
-	err = stalefs_io_open(name, flags & STALEFS_OPEN_RW, flags & STALEFS_OPEN_EXCLUSIVE, &fs->io);
+	err = stalefs_io_open(name, (flags & STALEFS_OPEN_RW) && !(flags & STALEFS_OPEN_OVERLAY),
+			      flags & STALEFS_OPEN_EXCLUSIVE, &fs->io);
+	if (!err && (flags & STALEFS_OPEN_OVERLAY))
+		err = stalefs_io_set_overlay(fs->io);
 	if (err)
 		goto fail;
 	if (sb_block)
@@ -152,6 +158,16 @@ errcode_t stalefs_open(const char *name, int flags, u64 sb_block, u32 block_size
 	err = stalefs_geom_from_super(&fs->geom, &fs->sb) ? STALEFS_ERR_SB_CORRUPT : 0;
 	if (err)
 		goto fail;
+	/*
+	 * The journal may hold committed transactions not yet in place: writing
+	 * around them would be undone (or worse) by the replay.  Reading is fine
+	 * (the state before recovery); writing is for those who replay first.
+	 */
+	if ((le32_to_cpu(fs->sb.s_feature_incompat) & STALEFS_FEATURE_INCOMPAT_RECOVER) &&
+	    (flags & STALEFS_OPEN_RW) && !(flags & (STALEFS_OPEN_JOURNAL | STALEFS_OPEN_OVERLAY))) {
+		err = STALEFS_ERR_NEEDS_RECOVERY;
+		goto fail;
+	}
 	fs->block_size = fs->geom.block_size;
 	fs->seed = le32_to_cpu(fs->sb.s_csum_seed);
 	stalefs_io_set_block_size(fs->io, fs->block_size);
@@ -181,6 +197,24 @@ errcode_t stalefs_open(const char *name, int flags, u64 sb_block, u32 block_size
 	return 0;
 fail:
 	stalefs_free(fs);
+	return err;
+}
+
+errcode_t stalefs_reload_groups(stalefs_fs *fs)
+{
+	errcode_t err;
+	u32 i;
+
+	for (i = 0; i < fs->geom.groups_count; i++) {
+		free(fs->groups[i].block_bitmap);
+		free(fs->groups[i].inode_bitmap);
+		memset(&fs->groups[i], 0, sizeof(fs->groups[i]));
+	}
+	fs->bitmaps_loaded = false;
+	fs->bad_desc_count = 0;
+	err = read_gdt(fs, le32_to_cpu(fs->sb.s_block_group_nr));
+	if (!err && !(fs->flags & STALEFS_OPEN_NO_BITMAPS))
+		err = stalefs_read_bitmaps(fs);
 	return err;
 }
 

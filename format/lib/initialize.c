@@ -31,7 +31,7 @@ void stalefs_mkfs_defaults(struct stalefs_mkfs_params *p, u64 bytes, u32 block_s
 	p->bytes_per_inode = 16384;
 	p->reserved_percent = 5;
 	p->stale_gid = STALEFS_STALE_GID_NONE;
-	p->feature_compat = STALEFS_FEATURE_COMPAT_LAZY_ITABLE;
+	p->feature_compat = STALEFS_FEATURE_COMPAT_LAZY_ITABLE | STALEFS_FEATURE_COMPAT_HAS_JOURNAL;
 	p->feature_ro_compat = STALEFS_FEATURE_RO_COMPAT_SPARSE_SUPER;
 	p->feature_incompat = STALEFS_FEATURE_INCOMPAT_REQUIRED;
 	p->errors = STALEFS_ERRORS_CONTINUE;
@@ -52,6 +52,37 @@ static u32 log2_u32(u32 v)
 	while (v >>= 1)
 		r++;
 	return r;
+}
+
+/* Where the journal goes (stalefs_journal_plan), recorded in the superblock. */
+static errcode_t layout_journal(const struct stalefs_mkfs_params *p, struct stalefs_super_block *sb,
+				const struct stalefs_geom *g)
+{
+	u32 blocks = p->journal_blocks;
+	u64 start;
+	errcode_t err;
+
+	sb->s_feature_incompat = cpu_to_le32(le32_to_cpu(sb->s_feature_incompat) & ~STALEFS_FEATURE_INCOMPAT_RECOVER);
+	if (!(p->feature_compat & STALEFS_FEATURE_COMPAT_HAS_JOURNAL))
+		return 0;
+	if (!blocks) {
+		/* The default: none at all on a filesystem too small for one, as mke2fs. */
+		blocks = stalefs_journal_default_blocks(g);
+		if (!blocks) {
+			sb->s_feature_compat = cpu_to_le32(p->feature_compat & ~STALEFS_FEATURE_COMPAT_HAS_JOURNAL);
+			return 0;
+		}
+	}
+	if (blocks < STALEFS_JOURNAL_MIN_BLOCKS)
+		return STALEFS_ERR_JOURNAL_TOO_SMALL;
+	if (blocks > stalefs_journal_max_blocks(g))
+		return STALEFS_ERR_JOURNAL_NO_ROOM;
+	err = stalefs_journal_plan(g, blocks, &start);
+	if (err)
+		return err;
+	sb->s_journal_block = cpu_to_le64(start);
+	sb->s_journal_blocks = cpu_to_le32(blocks);
+	return 0;
 }
 
 errcode_t stalefs_mkfs_layout(const struct stalefs_mkfs_params *p, struct stalefs_super_block *sb,
@@ -133,7 +164,7 @@ errcode_t stalefs_mkfs_layout(const struct stalefs_mkfs_params *p, struct stalef
 	sb->s_errors = cpu_to_le16(p->errors);
 	sb->s_mkfs_time = sb->s_wtime = sb->s_lastcheck = cpu_to_le64((u64)time(NULL));
 	sb->s_gdt_blocks = cpu_to_le32(g->gdt_blocks);
-	return 0;
+	return layout_journal(p, sb, g);
 }
 
 /* Descriptors for every group: group 0 initialised below, the rest uninitialised. */
@@ -253,6 +284,20 @@ errcode_t stalefs_mkfs(const char *device, const struct stalefs_mkfs_params *p, 
 	fs->bitmaps_loaded = true;	/* all uninitialised: made up in memory on use */
 	if (p->zero_itables) {
 		err = zero_itables(fs);
+		if (err)
+			goto fail;
+	}
+	/* The journal first, where the layout planned it: right after the inode table of
+	 * its group, ahead of the root and lost+found when that group is group 0. */
+	if (le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) {
+		u64 start = le64_to_cpu(fs->sb.s_journal_block);
+		u32 blocks = le32_to_cpu(fs->sb.s_journal_blocks);
+
+		fs->sb.s_feature_compat = cpu_to_le32(le32_to_cpu(fs->sb.s_feature_compat) &
+						      ~STALEFS_FEATURE_COMPAT_HAS_JOURNAL);
+		fs->sb.s_journal_block = 0;
+		fs->sb.s_journal_blocks = 0;
+		err = stalefs_journal_create(fs, start, blocks);
 		if (err)
 			goto fail;
 	}

@@ -38,12 +38,15 @@ struct stalefs_io {
 	struct cache_ent **hash;
 	u32 hash_size;
 	u32 count, max;
-	struct cache_ent lru;			/* sentinel */
+	struct stalefs_overlay *ov;		/* overlay mode: every write lands here */
+	struct cache_ent lru;			/* sentinel (a flexible member: it stays last) */
 };
 
 static errcode_t raw_pread(struct stalefs_io *io, u64 off, size_t len, void *buf)
 {
 	u8 *p = buf;
+	const u64 off0 = off;
+	const size_t len0 = len;
 
 	while (len > 0) {
 		ssize_t n = pread(io->fd, p, len, (off_t)off);
@@ -59,6 +62,9 @@ static errcode_t raw_pread(struct stalefs_io *io, u64 off, size_t len, void *buf
 		off += (u64)n;
 		len -= (size_t)n;
 	}
+	/* Overlay mode: the device's bytes, then what was written over them. */
+	if (io->ov)
+		stalefs_overlay_patch(io->ov, off0, len0, buf);
 	return 0;
 }
 
@@ -68,6 +74,8 @@ static errcode_t raw_pwrite(struct stalefs_io *io, u64 off, size_t len, const vo
 
 	if (!io->writable)
 		return STALEFS_ERR_RO_FILSYS;
+	if (io->ov)
+		return stalefs_overlay_write(io->ov, off, len, buf);
 	while (len > 0) {
 		ssize_t n = pwrite(io->fd, p, len, (off_t)off);
 
@@ -343,6 +351,8 @@ errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count)
 			e->dirty = false;
 		}
 	}
+	if (io->ov)
+		return stalefs_overlay_zero(io->ov, off, len);
 	io->unsynced = true;
 	if (!io->is_blockdev &&
 	    fallocate(io->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0)
@@ -377,8 +387,15 @@ static errcode_t write_run(struct stalefs_io *io, struct cache_ent **run, u32 n)
 	ssize_t w;
 	u32 i;
 
-	if (n == 1)
-		return raw_pwrite(io, off, io->block_size, run[0]->data);
+	if (n == 1 || io->ov) {
+		for (i = 0; i < n; i++) {
+			errcode_t err = raw_pwrite(io, run[i]->block * io->block_size, io->block_size, run[i]->data);
+
+			if (err)
+				return err;
+		}
+		return 0;
+	}
 	for (i = 0; i < n; i++) {
 		iov[i].iov_base = run[i]->data;
 		iov[i].iov_len = io->block_size;
@@ -429,8 +446,9 @@ errcode_t stalefs_io_flush(struct stalefs_io *io)
 	free(dirty);
 	if (err)
 		return err;
-	/* Nothing written since the last fsync: another one costs milliseconds and buys nothing. */
-	if (!io->unsynced)
+	/* Nothing written since the last fsync: another one costs milliseconds and buys nothing.
+	 * In overlay mode nothing ever was. */
+	if (!io->unsynced || io->ov)
 		return 0;
 	if (fsync(io->fd) < 0 && errno != EINVAL)
 		return errno;
@@ -447,6 +465,7 @@ errcode_t stalefs_io_close(struct stalefs_io *io)
 	if (io->writable)
 		err = stalefs_io_flush(io);
 	cache_drop_all(io);
+	stalefs_overlay_free(io->ov);
 	if (close(io->fd) < 0 && !err)
 		err = errno;
 	free(io);
@@ -491,4 +510,53 @@ void stalefs_io_discard(struct stalefs_io *io)
 
 	for (e = io->lru.next; e != &io->lru; e = e->next)
 		e->dirty = false;
+}
+
+errcode_t stalefs_io_read_uncached(struct stalefs_io *io, u64 block, u32 count, void *buf)
+{
+	struct cache_ent *e;
+	errcode_t err;
+	u32 i;
+
+	err = raw_pread(io, block * io->block_size, (size_t)count * io->block_size, buf);
+	if (err || !io->count)
+		return err;
+	for (i = 0; i < count; i++) {
+		e = cache_find(io, block + i);
+		if (e && e->dirty)
+			memcpy((u8 *)buf + (size_t)i * io->block_size, e->data, io->block_size);
+	}
+	return 0;
+}
+
+errcode_t stalefs_io_set_overlay(struct stalefs_io *io)
+{
+	int mode = fcntl(io->fd, F_GETFL);
+
+	if (io->ov)
+		return 0;
+	if (mode < 0)
+		return errno;
+	/* A descriptor that could write is swapped for a read-only one to the same file:
+	 * in this mode no code path may reach the device with a write. */
+	if ((mode & O_ACCMODE) != O_RDONLY) {
+		char path[64];
+		int fd;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", io->fd);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return errno;
+		close(io->fd);
+		io->fd = fd;
+	}
+	io->ov = stalefs_overlay_new(io->fd);
+	io->writable = true;
+	io->unsynced = false;
+	return 0;
+}
+
+bool stalefs_io_is_overlay(const struct stalefs_io *io)
+{
+	return io->ov != NULL;
 }

@@ -13,6 +13,20 @@ void stalefs_extent_list_normalise(struct stalefs_extent_list *l);
 errcode_t stalefs_extent_free_nodes(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode);
 errcode_t stalefs_free_extent_blocks(stalefs_fs *fs, const struct stalefs_extent_list *l);
 
+/* Ranges of the block bitmaps (a journal's blocks): all free?  mark all in use (no counts moved). */
+bool stalefs_block_range_free(stalefs_fs *fs, u64 start, u64 count);
+void stalefs_mark_block_range(stalefs_fs *fs, u64 start, u64 count);
+
+/* The overlay of overlay I/O mode (io_overlay.c). */
+struct stalefs_overlay;
+struct stalefs_overlay *stalefs_overlay_new(int fd);
+void stalefs_overlay_free(struct stalefs_overlay *ov);
+void stalefs_overlay_set_fd(struct stalefs_overlay *ov, int fd);
+errcode_t stalefs_overlay_write(struct stalefs_overlay *ov, u64 off, size_t len, const void *buf);
+errcode_t stalefs_overlay_zero(struct stalefs_overlay *ov, u64 off, u64 len);
+/* Copy what the overlay holds over buf, the device's bytes [off, off+len). */
+void stalefs_overlay_patch(const struct stalefs_overlay *ov, u64 off, size_t len, void *buf);
+
 static inline bool stalefs_fs_rw(const stalefs_fs *fs)
 {
 	return fs->flags & STALEFS_OPEN_RW;

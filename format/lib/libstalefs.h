@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <et/com_err.h>
 #include "stalefs_core.h"
+#include "stalefs_journal.h"
 #include "stalefs_err.h"
 
 /* ---- the I/O layer: a file or block device with a write-back block cache ---- */
@@ -33,6 +34,17 @@ errcode_t stalefs_io_size(struct stalefs_io *io, u64 *bytes);
 u64 stalefs_io_bytes_written(const struct stalefs_io *io);
 /* Cap the block cache (in blocks, at least 1); a read-only checker keeps its memory small. */
 void stalefs_io_set_cache_limit(struct stalefs_io *io, u32 max_blocks);
+/* Blocks straight from the device (and the overlay), newer cached copies patched in, nothing
+ * added to the cache: for long sequential reads such as the journal's log. */
+errcode_t stalefs_io_read_uncached(struct stalefs_io *io, u64 block, u32 count, void *buf);
+/*
+ * Overlay mode: from now on every write (blocks, byte ranges, zeroing, cache
+ * write-back) lands in an in-memory layer that reads see, and flush and close
+ * write nothing to the device.  The device is (re)opened O_RDONLY, so nothing
+ * can reach it.  fsck -n replays the journal this way and checks the result.
+ */
+errcode_t stalefs_io_set_overlay(struct stalefs_io *io);
+bool stalefs_io_is_overlay(const struct stalefs_io *io);
 
 /* ---- an open filesystem ---- */
 #define STALEFS_OPEN_RW			0x0001	/* open for writing */
@@ -40,6 +52,12 @@ void stalefs_io_set_cache_limit(struct stalefs_io *io, u32 max_blocks);
 #define STALEFS_OPEN_NO_BITMAPS		0x0004	/* catastrophic: do not read bitmaps */
 #define STALEFS_OPEN_FORCE		0x0008	/* open despite a superblock that fails verification */
 #define STALEFS_OPEN_EXCLUSIVE		0x0010	/* O_EXCL on block devices */
+/* Read-write although the journal needs recovery (RECOVER): the caller replays it
+ * (fsck, debugfs).  Without it such an open is refused with STALEFS_ERR_NEEDS_RECOVERY. */
+#define STALEFS_OPEN_JOURNAL		0x0020
+/* The device opened read-only, every write kept in memory (stalefs_io_set_overlay);
+ * implies STALEFS_OPEN_RW for the library, never writes the device. */
+#define STALEFS_OPEN_OVERLAY		0x0040
 
 struct stalefs_group {
 	struct stalefs_group_desc desc;
@@ -81,6 +99,9 @@ void stalefs_free(stalefs_fs *fs);		/* free without writing */
 void stalefs_mark_super_dirty(stalefs_fs *fs);
 void stalefs_mark_desc_dirty(stalefs_fs *fs, u32 group);
 errcode_t stalefs_read_bitmaps(stalefs_fs *fs);
+/* Forget the in-memory descriptors and bitmaps and read them again (after a journal
+ * replay rewrote them underneath). */
+errcode_t stalefs_reload_groups(stalefs_fs *fs);
 /* Read the superblock at byte offset off (1024 for the primary). */
 errcode_t stalefs_read_super(struct stalefs_io *io, u64 off, struct stalefs_super_block *sb);
 /* Byte offset of group's superblock copy. */
@@ -257,14 +278,202 @@ struct stalefs_mkfs_params {
 	u32 root_uid, root_gid;
 	u16 root_mode;			/* permission bits of / */
 	bool zero_itables;		/* lazy_itable_init=0: write every inode table */
+	/* With has_journal: the journal's size in blocks; 0 picks the default for the size
+	 * (stalefs_journal_default_blocks), which is no journal on a tiny filesystem. */
+	u32 journal_blocks;
 };
 /* Fill p with the defaults for a device of `bytes` bytes at block_size (0: 4096). */
 void stalefs_mkfs_defaults(struct stalefs_mkfs_params *p, u64 bytes, u32 block_size);
-/* Compute the layout (no I/O): fills sb and geom, or returns the rule broken. */
+/* Compute the layout (no I/O): fills sb and geom, or returns the rule broken.  With
+ * has_journal the superblock records where the journal goes (stalefs_journal_plan);
+ * the default size leaves has_journal off when the filesystem is too small for one. */
 errcode_t stalefs_mkfs_layout(const struct stalefs_mkfs_params *p, struct stalefs_super_block *sb,
 			      struct stalefs_geom *geom);
 /* Write a new filesystem with root and lost+found, and open it read-write. */
 errcode_t stalefs_mkfs(const char *device, const struct stalefs_mkfs_params *p, stalefs_fs **ret);
+
+/* ---- the journal (FORMAT.md 12): jbd2's on-disk format, read and written in userspace ---- */
+/* CRC32C as the kernel's crc32c(): no inversion before or after. */
+u32 stalefs_crc32c(u32 crc, const void *p, size_t len);
+u32 stalefs_crc32c_portable(u32 crc, const void *p, size_t len);	/* the table-driven path alone */
+
+/* What a journal superblock can break; stalefs_jsb_rule_msg() names each. */
+enum stalefs_jsb_rule {
+	STALEFS_JSB_OK = 0,
+	STALEFS_JSB_MAGIC,
+	STALEFS_JSB_BLOCKTYPE,
+	STALEFS_JSB_BLOCKSIZE,
+	STALEFS_JSB_MAXLEN,
+	STALEFS_JSB_FIRST,
+	STALEFS_JSB_START,
+	STALEFS_JSB_FEATURES_UNKNOWN,
+	STALEFS_JSB_FEATURES_MISSING,
+	STALEFS_JSB_CSUM_TYPE,
+	STALEFS_JSB_CSUM,
+	STALEFS_JSB_UUID,
+	STALEFS_JSB_RULE_MAX
+};
+const char *stalefs_jsb_rule_msg(int rule);
+/* The error a rule is reported as (corrupt, checksum, unsupported features). */
+errcode_t stalefs_jsb_rule_error(int rule);
+u32 stalefs_jsb_csum(const struct stalefs_jbd2_super *jsb);
+void stalefs_jsb_set_csum(struct stalefs_jbd2_super *jsb);
+/* The journal superblock against the filesystem's superblock (block size, s_journal_blocks,
+ * UUID) and FORMAT.md 12: 0, or the first rule it breaks. */
+int stalefs_jsb_verify(const struct stalefs_jbd2_super *jsb, const struct stalefs_super_block *sb);
+/* A fresh journal superblock for sb's journal: empty log, first transaction `sequence`. */
+void stalefs_jsb_init(struct stalefs_jbd2_super *jsb, const struct stalefs_super_block *sb, u32 sequence);
+/* Journal block 0 of an open filesystem (through the block cache); write sets the checksum. */
+errcode_t stalefs_journal_read_super(stalefs_fs *fs, struct stalefs_jbd2_super *jsb);
+errcode_t stalefs_journal_write_super(stalefs_fs *fs, struct stalefs_jbd2_super *jsb);
+
+/* Sizing and placement (mkfs.stalefs(8) documents the table). */
+#define STALEFS_JOURNAL_MIN_FS_BLOCKS 2048	/* smaller filesystems get no journal by default */
+/* ext4's size table capped to 7/8 of the largest group's data area; 0 = no journal. */
+u32 stalefs_journal_default_blocks(const struct stalefs_geom *g);
+/* The most blocks a journal may have here: a whole group's data area (group 0 keeps room
+ * for the root and lost+found). */
+u32 stalefs_journal_max_blocks(const struct stalefs_geom *g);
+/* Where mkfs puts a journal of `blocks` on a fresh filesystem of this geometry: right after
+ * the inode table of the middle group, else of the nearest group with room.
+ * STALEFS_ERR_JOURNAL_TOO_SMALL / STALEFS_ERR_JOURNAL_NO_ROOM otherwise. */
+errcode_t stalefs_journal_plan(const struct stalefs_geom *g, u64 blocks, u64 *start);
+/* The same preference on a filesystem in use: the first free run of `blocks` in one group's
+ * data area, per the block bitmaps. */
+errcode_t stalefs_journal_place(stalefs_fs *fs, u64 blocks, u64 *start);
+/* Make the journal at [start, start+blocks): zero the log (holes in an image file,
+ * BLKZEROOUT on a device), write a journal superblock with a random first sequence, mark
+ * the blocks in use, record it in the superblock with has_journal. */
+errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks);
+
+/* An open journal: the geometry comes from the filesystem superblock, the log state
+ * (s_start, s_sequence) from the journal superblock. */
+struct stalefs_journal {
+	stalefs_fs *fs;
+	struct stalefs_jbd2_super jsb;	/* as read (or as last written) */
+	int jsb_rule;			/* its verdict (nonzero only when opened with FORCE) */
+	u64 fs_start;			/* filesystem block of journal block 0 */
+	u32 maxlen;			/* journal blocks; the log is [first, maxlen) */
+	u32 first;
+	u32 block_size;
+	u32 seed;			/* crc32c(~0, jsb s_uuid) */
+	/* the writer's position: the block after the last complete transaction, and its successor */
+	bool head_known;
+	u32 head, next_sequence;
+};
+#define STALEFS_JOURNAL_FORCE	0x1	/* open despite a journal superblock that fails verification */
+errcode_t stalefs_journal_open(stalefs_fs *fs, int flags, struct stalefs_journal **ret);
+void stalefs_journal_close(struct stalefs_journal *j);
+/* Journal block n (0 <= n < maxlen), past the cache. */
+errcode_t stalefs_journal_read_block(struct stalefs_journal *j, u32 n, void *buf);
+/* The next log block after n, wrapping from maxlen - 1 to first. */
+static inline u32 stalefs_journal_next(const struct stalefs_journal *j, u32 n)
+{
+	return n + 1 >= j->maxlen ? j->first : n + 1;
+}
+/* Checksums of the log's blocks (FORMAT.md 12), as jbd2 computes them. */
+u32 stalefs_journal_block_tail_csum(const struct stalefs_journal *j, const void *block);
+u32 stalefs_journal_commit_csum(const struct stalefs_journal *j, const void *block);
+u32 stalefs_journal_tag_csum(const struct stalefs_journal *j, u32 sequence, const void *block);
+/* tid arithmetic modulo 2^32, as jbd2's tid_gt(). */
+static inline bool stalefs_tid_gt(u32 x, u32 y) { return (s32)(x - y) > 0; }
+
+/* Recovery, as fs/jbd2/recovery.c: scan, revoke and replay passes. */
+struct stalefs_journal_recovery {
+	u32 start_sequence;		/* the first transaction looked for (s_sequence) */
+	u32 end_sequence;		/* the first transaction not replayed */
+	u32 next_sequence;		/* s_sequence once the log is emptied: end_sequence + 1 */
+	u32 transactions;		/* complete transactions replayed */
+	u64 blocks_replayed;
+	u64 revoke_records;
+	u64 revoke_hits;		/* journaled blocks skipped because a revoke covers them */
+	u64 bad_blocks;			/* journaled blocks not written: checksum or target wrong */
+	u32 jsb_errno;			/* s_errno: nonzero if the kernel aborted the journal */
+	bool was_empty;			/* s_start was 0: nothing to replay */
+	bool commit_csum_failed;	/* the log ended at a commit block that fails its checksum */
+	bool stale_end;			/* it ended at blocks left from an earlier use of the log */
+	char detail[256];		/* where the log ended or what is corrupt, for the user */
+};
+/*
+ * Replay the journal of a filesystem opened read-write (STALEFS_OPEN_JOURNAL, or
+ * STALEFS_OPEN_OVERLAY to keep every write in memory).  Writes go through the block
+ * cache.  On success the log is emptied (stalefs_journal_mark_empty) and the in-memory
+ * descriptors and bitmaps are re-read.  A journal that is corrupt
+ * (STALEFS_ERR_JOURNAL_CORRUPT: nothing is written) or a journaled block that fails its
+ * checksum (STALEFS_ERR_JOURNAL_BLOCK_CSUM: the rest is replayed) leaves the journal
+ * superblock and RECOVER as they were: the caller decides (e2fsck empties the log anyway).
+ */
+errcode_t stalefs_journal_recover(stalefs_fs *fs, struct stalefs_journal_recovery *r);
+/* s_start = 0, s_sequence = next_sequence, and RECOVER cleared in the superblock. */
+errcode_t stalefs_journal_mark_empty(stalefs_fs *fs, u32 next_sequence);
+/* Give up on what the journal holds (after a recovery that failed): the log zeroed, so
+ * no block of it can be replayed later whatever sequence follows, then marked empty. */
+errcode_t stalefs_journal_discard(stalefs_fs *fs);
+/* Find the end of the valid log (the scan pass alone): sets j->head and j->next_sequence. */
+errcode_t stalefs_journal_find_head(struct stalefs_journal *j, struct stalefs_journal_recovery *r);
+
+/* Walking the log block by block, for logdump. */
+enum stalefs_jwalk_what {
+	STALEFS_JW_DESCRIPTOR = 1,	/* a descriptor block: count = its tags */
+	STALEFS_JW_TAG,			/* one tag and the log block it describes */
+	STALEFS_JW_REVOKE,		/* a revoke block: count = its records */
+	STALEFS_JW_REVOKE_RECORD,	/* one revoked filesystem block */
+	STALEFS_JW_COMMIT,		/* a commit block */
+	STALEFS_JW_END,			/* the walk stops: end_reason says why */
+};
+enum stalefs_jwalk_end {
+	STALEFS_JW_END_EMPTY = 1,	/* s_start is 0 */
+	STALEFS_JW_END_NO_MAGIC,	/* a block without the jbd2 magic */
+	STALEFS_JW_END_SEQUENCE,	/* a block of another transaction */
+	STALEFS_JW_END_BLOCKTYPE,	/* a block type that cannot be in the log */
+	STALEFS_JW_END_LAP,		/* the walk went once around the ring */
+	STALEFS_JW_END_READ_ERROR,
+};
+struct stalefs_jwalk_entry {
+	int what;
+	u32 log_block;		/* journal block number (a tag: of the block it describes) */
+	u32 sequence;		/* the block's h_sequence (a tag: its descriptor's) */
+	u32 expected;		/* the sequence the walk expected there */
+	u32 blocktype;
+	bool csum_ok;		/* the block's checksum (a tag: the described block's) */
+	const u8 *block;	/* the log block as read; NULL for records and ends */
+	u64 fs_block;		/* TAG, REVOKE_RECORD: the filesystem block */
+	u32 tag_flags;		/* TAG */
+	u32 count;		/* DESCRIPTOR: tags; REVOKE: records */
+	bool bad_count;		/* REVOKE: r_count past the block (records not listed) */
+	u64 commit_sec;		/* COMMIT */
+	u32 commit_nsec;
+	int end_reason;		/* END */
+	errcode_t err;		/* END with READ_ERROR */
+};
+#define STALEFS_JWALK_OLD	0x1	/* go on past the end through every block that has the magic */
+/* Calls fn for each entry in log order; fn returns nonzero to stop. */
+typedef int (*stalefs_jwalk_fn)(const struct stalefs_jwalk_entry *e, void *priv);
+errcode_t stalefs_journal_walk(struct stalefs_journal *j, int flags, stalefs_jwalk_fn fn, void *priv);
+
+/* Writing transactions (debugfs journal_write, tests), as jbd2's commit writes them. */
+struct stalefs_jtrans;
+errcode_t stalefs_jtrans_begin(struct stalefs_journal *j, struct stalefs_jtrans **ret);
+/* Journal `data` (one block) to be written to fs_block at replay; a block added twice keeps
+ * the last content. */
+errcode_t stalefs_jtrans_add_block(struct stalefs_jtrans *t, u64 fs_block, const void *data);
+errcode_t stalefs_jtrans_revoke(struct stalefs_jtrans *t, u64 fs_block);
+/* The commit time recorded (default: now); recovery compares commit times. */
+void stalefs_jtrans_set_time(struct stalefs_jtrans *t, u64 sec, u32 nsec);
+#define STALEFS_JTRANS_NO_COMMIT	0x01	/* leave it without a commit block: a crash mid-commit */
+#define STALEFS_JTRANS_BAD_COMMIT_CSUM	0x02	/* corruption tests: a wrong checksum in ... */
+#define STALEFS_JTRANS_BAD_DESC_CSUM	0x04	/* ... the first descriptor block */
+#define STALEFS_JTRANS_BAD_REVOKE_CSUM	0x08	/* ... the first revoke block */
+#define STALEFS_JTRANS_BAD_BLOCK_CSUM	0x10	/* ... the first journaled block's tag */
+/*
+ * Write the transaction at the log head (after every complete transaction, wrapping):
+ * revoke blocks, descriptors with v3 tags each followed by its (escaped) blocks, and the
+ * commit block.  An empty log gets s_start; the superblock gets RECOVER.  Frees t.
+ */
+errcode_t stalefs_jtrans_commit(struct stalefs_jtrans *t, int flags);
+void stalefs_jtrans_abort(struct stalefs_jtrans *t);
+/* Log blocks the transaction would take now. */
+u32 stalefs_jtrans_blocks(const struct stalefs_jtrans *t);
 
 /* ---- small helpers ---- */
 /* The device, or a loop device backed by this image file, is mounted (per /proc/mounts). */

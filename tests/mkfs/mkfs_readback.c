@@ -12,6 +12,11 @@
  *                                         holes, symlink targets, device numbers, hard links
  *                                         and link counts; then the image's own accounting
  *   mkfs_readback check IMAGE             the image's accounting alone
+ *
+ * With a journal, "super" also prints where it is (and where the plan for a
+ * fresh filesystem of this geometry would put it), and the accounting check
+ * requires the journal's blocks in use and owned by no file, and an empty,
+ * well-formed journal: a verified journal superblock and a zeroed log.
  *   mkfs_readback crc-selftest            the library's CRC32 against zlib's (every image
  *                                         depends on it; the fast path must agree bit for bit)
  *
@@ -95,6 +100,19 @@ static int cmd_super(const char *image)
 	printf("errors=%u\n", le16_to_cpu(sb->s_errors));
 	printf("state=%u\n", le16_to_cpu(sb->s_state));
 	printf("lpf_ino=%u\n", le32_to_cpu(sb->s_lpf_ino));
+	printf("has_journal=%d\n", !!(le32_to_cpu(sb->s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL));
+	printf("journal_block=%" PRIu64 "\n", (uint64_t)le64_to_cpu(sb->s_journal_block));
+	printf("journal_blocks=%u\n", le32_to_cpu(sb->s_journal_blocks));
+	if (le32_to_cpu(sb->s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) {
+		u64 bb, ib, it, planned = 0;
+
+		printf("journal_group=%u\n", stalefs_block_group(g, le64_to_cpu(sb->s_journal_block)));
+		stalefs_group_default_layout(g, stalefs_block_group(g, le64_to_cpu(sb->s_journal_block)), &bb, &ib, &it);
+		printf("journal_after_itable=%d\n", le64_to_cpu(sb->s_journal_block) == it + g->inode_table_blocks);
+		if (!stalefs_journal_plan(g, le32_to_cpu(sb->s_journal_blocks), &planned))
+			printf("journal_planned=%" PRIu64 "\n", (uint64_t)planned);
+		printf("journal_default_blocks=%u\n", stalefs_journal_default_blocks(g));
+	}
 	for (i = 1; i < g->groups_count; i++)
 		backups += stalefs_group_has_super(g, i);
 	printf("super_backups=%u\n", backups);
@@ -281,6 +299,57 @@ static bool is_group_meta(stalefs_fs *fs, u64 b)
 	       (b >= it && b < it + g->inode_table_blocks);
 }
 
+static bool in_journal(stalefs_fs *fs, u64 b)
+{
+	u64 start = le64_to_cpu(fs->sb.s_journal_block);
+
+	return (le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) && b >= start &&
+	       b - start < le32_to_cpu(fs->sb.s_journal_blocks);
+}
+
+/* A new filesystem's journal: verified, empty, not needing recovery, its log zeroed. */
+static void check_journal(stalefs_fs *fs)
+{
+	struct stalefs_jbd2_super jsb;
+	u64 start = le64_to_cpu(fs->sb.s_journal_block), n;
+	u32 len = le32_to_cpu(fs->sb.s_journal_blocks), i;
+	u8 *buf;
+	errcode_t err;
+	int rule;
+
+	if (le32_to_cpu(fs->sb.s_feature_incompat) & STALEFS_FEATURE_INCOMPAT_RECOVER)
+		mismatch("(journal)", "the superblock says it needs recovery");
+	if (!(le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL))
+		return;
+	err = stalefs_journal_read_super(fs, &jsb);
+	if (err) {
+		mismatch("(journal)", "cannot read its superblock: %s", error_message(err));
+		return;
+	}
+	rule = stalefs_jsb_verify(&jsb, &fs->sb);
+	if (rule)
+		mismatch("(journal)", "superblock: %s", stalefs_jsb_rule_msg(rule));
+	if (jsb.s_start)
+		mismatch("(journal)", "the log is not empty (s_start %u)", be32toh(jsb.s_start));
+	buf = malloc(fs->block_size);
+	/* Every block would take long on a big journal: the first few, some spread out, the last. */
+	for (i = 0, n = 1; n < len; i++, n = i < 16 ? n + 1 : n + 997) {
+		u32 k;
+
+		if (stalefs_io_read(fs->io, start + n, 1, buf)) {
+			mismatch("(journal)", "cannot read log block %" PRIu64, (uint64_t)n);
+			break;
+		}
+		for (k = 0; k < fs->block_size && !buf[k]; k++)
+			;
+		if (k < fs->block_size) {
+			mismatch("(journal)", "log block %" PRIu64 " is not zeroed", (uint64_t)n);
+			break;
+		}
+	}
+	free(buf);
+}
+
 static bool test_set(u8 *map, u64 bit)
 {
 	bool was = map[bit / 8] & (1u << (bit % 8));
@@ -294,8 +363,9 @@ static void own_blocks(stalefs_fs *fs, const char *path, u64 start, u64 count)
 	u64 b;
 
 	for (b = start; b < start + count; b++) {
-		if (b >= fs->geom.blocks_count || is_group_meta(fs, b)) {
-			mismatch(path, "block %" PRIu64 " is outside the filesystem or group metadata", (uint64_t)b);
+		if (b >= fs->geom.blocks_count || is_group_meta(fs, b) || in_journal(fs, b)) {
+			mismatch(path, "block %" PRIu64 " is outside the filesystem, group metadata or the journal",
+				 (uint64_t)b);
 			return;
 		}
 		if (test_set(owned, b))
@@ -613,13 +683,13 @@ static void check_accounting(stalefs_fs *fs)
 
 		for (b = first; b < first + n; b++) {
 			bool used = stalefs_test_block(fs, b);
-			bool want = is_group_meta(fs, b) || (owned[b / 8] & (1u << (b % 8)));
+			bool want = is_group_meta(fs, b) || in_journal(fs, b) || (owned[b / 8] & (1u << (b % 8)));
 
 			free_here += !used;
 			if (used != want && bad++ < 5)
 				mismatch("(block bitmap)", "block %" PRIu64 " is %s but %s", (uint64_t)b,
 					 used ? "marked in use" : "marked free",
-					 want ? "used" : "neither metadata nor owned by any file");
+					 want ? "used" : "neither metadata, the journal, nor owned by any file");
 		}
 		if (le32_to_cpu(fs->groups[grp].desc.bg_free_blocks_count) != free_here)
 			mismatch("(group descriptor)", "group %u counts %u free blocks, its bitmap %u", grp,
@@ -669,6 +739,7 @@ static int cmd_compare(const char *image, const char *tree, const char *manifest
 			if (!entries[i].seen)
 				mismatch(entries[i].path[0] ? entries[i].path : "/", "in the source tree but not in the image");
 	check_accounting(c.fs);
+	check_journal(c.fs);
 	stalefs_free(c.fs);
 	if (mismatches) {
 		printf("%d mismatches\n", mismatches);

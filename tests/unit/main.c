@@ -19,6 +19,9 @@ int main(void)
 	srunner_add_suite(sr, mkfs_lib_suite());
 	srunner_add_suite(sr, open_suite());
 	srunner_add_suite(sr, helpers_suite());
+	srunner_add_suite(sr, journal_format_suite());
+	srunner_add_suite(sr, journal_replay_suite());
+	srunner_add_suite(sr, overlay_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

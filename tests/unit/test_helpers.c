@@ -38,7 +38,12 @@ START_TEST(feature_names)
 	ck_err(stalefs_feature_parse("FEATURE_R32", &kind, &bit), STALEFS_ERR_BAD_ARGUMENT);
 	ck_err(stalefs_feature_parse("FEATURE_X1", &kind, &bit), STALEFS_ERR_BAD_ARGUMENT);
 	ck_err(stalefs_feature_parse("FEATURE_I", &kind, &bit), STALEFS_ERR_BAD_ARGUMENT);
-	ck_err(stalefs_feature_parse("has_journal", &kind, &bit), STALEFS_ERR_BAD_ARGUMENT);
+	ck_ok(stalefs_feature_parse("has_journal", &kind, &bit));
+	ck_assert_int_eq(kind, 0);
+	ck_assert_uint_eq(bit, STALEFS_FEATURE_COMPAT_HAS_JOURNAL);
+	ck_ok(stalefs_feature_parse("needs_recovery", &kind, &bit));
+	ck_assert_int_eq(kind, 2);
+	ck_assert_uint_eq(bit, STALEFS_FEATURE_INCOMPAT_RECOVER);
 	ck_assert_ptr_null(stalefs_feature_name(0, 0x8000));
 	ck_assert_ptr_null(stalefs_feature_name(1, STALEFS_FEATURE_COMPAT_LAZY_ITABLE + 0x100));
 }
@@ -126,8 +131,11 @@ START_TEST(recount_and_find)
 	stalefs_recount(fs);
 	ck_assert_uint_eq(le64_to_cpu(fs->sb.s_free_blocks_count), free_b);
 	ck_assert_uint_eq(le32_to_cpu(fs->sb.s_free_inodes_count), free_i);
+	/* Group 1 holds nothing but its metadata and the journal (the middle group of two). */
+	ck_assert_uint_eq(stalefs_block_group(&fs->geom, le64_to_cpu(fs->sb.s_journal_block)), 1);
 	ck_assert_uint_eq(le32_to_cpu(fs->groups[1].desc.bg_free_blocks_count),
-			  stalefs_group_nblocks(&fs->geom, 1) - stalefs_group_meta_blocks(&fs->geom, 1));
+			  stalefs_group_nblocks(&fs->geom, 1) - stalefs_group_meta_blocks(&fs->geom, 1) -
+			  le32_to_cpu(fs->sb.s_journal_blocks));
 	/* First free block and inode: the first zero bits. */
 	ck_ok(stalefs_find_free_block(fs, 0, &blk));
 	for (b = 0; b < blk; b++)

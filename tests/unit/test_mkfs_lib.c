@@ -220,12 +220,16 @@ START_TEST(fresh_fs_is_consistent)
 		ck_assert_int_eq(stalefs_verify_desc(&fs->geom, i, &fs->groups[i].desc), 0);
 		ck_assert_int_eq(stalefs_verify_desc_csum(fs->seed, i, &fs->groups[i].desc), 0);
 	}
-	/* In use: every group's metadata, plus the root's and lost+found's directory blocks. */
+	/* In use: every group's metadata, the journal, the root's and lost+found's directory blocks. */
+	ck_assert(le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL);
 	for (b = 0; b < fs->geom.blocks_count; b++)
 		used += stalefs_test_block(fs, b);
 	for (i = 0, b = 0; i < fs->geom.groups_count; i++)
 		b += stalefs_group_meta_blocks(&fs->geom, i);
-	ck_assert_uint_eq(used, b + 2);
+	ck_assert_uint_eq(used, b + le32_to_cpu(fs->sb.s_journal_blocks) + 2);
+	for (b = 0; b < le32_to_cpu(fs->sb.s_journal_blocks); b++)
+		hot_assert(stalefs_test_block(fs, le64_to_cpu(fs->sb.s_journal_block) + b), "journal block %llu free",
+			   (unsigned long long)b);
 	ck_assert_uint_eq(le64_to_cpu(fs->sb.s_free_blocks_count), fs->geom.blocks_count - used);
 	ck_assert_uint_eq(le32_to_cpu(fs->sb.s_free_inodes_count), fs->geom.inodes_count - 11);
 	/* Reserved inodes 1-10 and lost+found in 11, whatever the number of groups. */

@@ -71,5 +71,8 @@ Suite *file_suite(void);
 Suite *mkfs_lib_suite(void);
 Suite *open_suite(void);
 Suite *helpers_suite(void);
+Suite *journal_format_suite(void);
+Suite *journal_replay_suite(void);
+Suite *overlay_suite(void);
 
 #endif
