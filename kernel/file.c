@@ -97,6 +97,7 @@ static ssize_t stalefs_file_write_iter(struct kiocb *iocb, struct iov_iter *from
 {
 	struct file *file = iocb->ki_filp;
 	struct inode *inode = file_inode(file);
+	loff_t old_size = 0;
 	ssize_t ret;
 
 	if (stalefs_forced_shutdown(inode->i_sb))
@@ -110,6 +111,7 @@ static ssize_t stalefs_file_write_iter(struct kiocb *iocb, struct iov_iter *from
 	ret = generic_write_checks(iocb, from);
 	if (ret <= 0)
 		goto out;
+	old_size = i_size_read(inode);
 	ret = file_modified(file);
 	if (ret)
 		goto out;
@@ -159,7 +161,12 @@ static ssize_t stalefs_file_write_iter(struct kiocb *iocb, struct iov_iter *from
 			iocb->ki_pos += ret;
 	}
 	if (ret > 0) {
-		mark_inode_dirty(inode);	/* size may have grown */
+		/*
+		 * A grown size is what fdatasync must carry; a plain overwrite
+		 * changed only the times (file_modified), which it need not.
+		 */
+		if (i_size_read(inode) != old_size)
+			mark_inode_dirty(inode);
 		/* stale.c: STALE extents this write wholly replaced lose the mark */
 		stalefs_stale_written(inode, iocb->ki_pos - ret, ret, iocb->ki_flags & IOCB_DIRECT);
 	}

@@ -8,6 +8,7 @@
  *       -r open read-only (EBADF), -a open O_WRONLY|O_APPEND, -k KEEP_SIZE, -n no NO_HIDE_STALE bit,
  *       -m MODE the raw mode word instead, -R the reserved field
  *   stale-ioctl info FILE       prints "stale_gid=G armed=A"
+ *   stale-ioctl goingdown FLAGS PATH   FS_IOC_GOINGDOWN on PATH (a file or directory)
  *
  * Prints "ok" and exits 0, or prints "errno NAME" and exits 1.
  */
@@ -23,7 +24,8 @@
 static void usage(void)
 {
 	fprintf(stderr, "usage: stale-ioctl falloc [-r|-a] [-k] [-n] [-m MODE] [-R RESERVED] OFFSET LENGTH FILE\n"
-			"       stale-ioctl info FILE\n");
+			"       stale-ioctl info FILE\n"
+			"       stale-ioctl goingdown FLAGS PATH\n");
 	exit(2);
 }
 
@@ -67,6 +69,17 @@ int main(int argc, char **argv)
 			return report(-1);
 		printf("stale_gid=%u armed=%u\n", info.stale_gid, info.armed);
 		return 0;
+	}
+	if (strcmp(argv[1], "goingdown") == 0) {
+		__u32 how;
+
+		if (argc != 4)
+			usage();
+		how = (__u32)num(argv[2]);
+		fd = open(argv[3], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return report(-1);
+		return report(ioctl(fd, STALEFS_IOC_GOINGDOWN, &how));
 	}
 	if (strcmp(argv[1], "falloc") != 0)
 		usage();
