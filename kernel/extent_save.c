@@ -54,12 +54,12 @@ struct save_plan {
 /* Index of the first extent starting at or after lblk. */
 static u32 first_from(const struct stalefs_inode_info *ei, u32 lblk)
 {
-	u32 lo = 0, hi = ei->i_next;
+	u32 lo = 0, hi = ei->i_map.n;
 
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
 
-		if (ei->i_ext[mid].lblk < lblk)
+		if (EXT(ei, mid).lblk < lblk)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -91,8 +91,8 @@ static int plan_packed(struct stalefs_inode_info *ei, u32 cap, struct save_plan 
 	p->nleaves = 0;
 	memcpy(p->spare, ei->i_nodes, ei->i_nnodes * sizeof(u64));
 	p->nspare = ei->i_nnodes;
-	for (s = 0; s < ei->i_next; s += cap) {
-		err = plan_push(p, s, min(ei->i_next, s + cap), 0, true);
+	for (s = 0; s < ei->i_map.n; s += cap) {
+		err = plan_push(p, s, min(ei->i_map.n, s + cap), 0, true);
 		if (err)
 			return err;
 	}
@@ -111,7 +111,7 @@ static int plan_stable(struct stalefs_inode_info *ei, u32 cap, struct save_plan 
 		u64 lo = j ? ei->i_leaf_key[j] : 0;
 		u64 hi = j + 1 < nl ? ei->i_leaf_key[j + 1] : U64_MAX;
 		u32 s = j ? first_from(ei, ei->i_leaf_key[j]) : 0;
-		u32 e = j + 1 < nl ? first_from(ei, ei->i_leaf_key[j + 1]) : ei->i_next;
+		u32 e = j + 1 < nl ? first_from(ei, ei->i_leaf_key[j + 1]) : ei->i_map.n;
 		bool dirty = ei->i_leaf_dirty ? test_bit(j, ei->i_leaf_dirty) :
 			     ei->i_dirty_lo < hi && ei->i_dirty_hi >= lo;
 		u32 count = e - s, parts, k;
@@ -124,12 +124,18 @@ static int plan_stable(struct stalefs_inode_info *ei, u32 cap, struct save_plan 
 			/*
 			 * Outgrown.  Edits at its end (appends, an unwritten
 			 * file filled in order) keep the untouched head as one
-			 * leaf and put the rest in full ones; edits inside
-			 * split it evenly, with room on both sides.
+			 * leaf and put the rest in full ones, and so does the
+			 * file's last leaf whatever was edited in it: that is
+			 * where a file grows, and a batch of appends saved
+			 * at once (conversions wait in memory, iomap.c) would
+			 * otherwise leave a trail of half-full leaves.  Edits
+			 * inside split it evenly, with room on both sides.
 			 */
 			u32 head = first_from(ei, (u32)min_t(u64, ei->i_dirty_lo, U32_MAX));
 
 			head = head > s ? min(head - s, cap) : 0;
+			if (j + 1 == nl)
+				head = cap;
 			if (head >= cap - cap / 4) {
 				err = plan_push(p, s, s + head, ei->i_nodes[j], true);
 				for (k = s + head; k < e && !err; k += cap)
@@ -208,8 +214,8 @@ static int take_block(struct inode *inode, struct save_plan *p, u64 *pblk)
 		return 0;
 	}
 	/* Never at a data goal, or nodes would fill the file's holes. */
-	if (ei->i_next)
-		goal = ei->i_ext[ei->i_next - 1].pblk + ei->i_ext[ei->i_next - 1].len + 256;
+	if (ei->i_map.n)
+		goal = EXT(ei, ei->i_map.n - 1).pblk + EXT(ei, ei->i_map.n - 1).len + 256;
 	if (p->last_node + 1 > goal)
 		goal = p->last_node + 1;
 	err = stalefs_new_blocks(inode, goal, 1, &b, &got);
@@ -302,13 +308,13 @@ static int write_tree(struct inode *inode, const struct save_plan *p, const u64 
 		struct stalefs_extent *d;
 		u32 k;
 
-		keys[i] = firsts[i] = ei->i_ext[l->s].lblk;
+		keys[i] = firsts[i] = EXT(ei, l->s).lblk;
 		if (!l->dirty)
 			continue;
 		node_init(inode, img, nodes[node], 0, l->e - l->s);
 		d = stalefs_eh_extents(stalefs_extblock_eh(img));
 		for (k = l->s; k < l->e; k++)
-			put_extent(&d[k - l->s], &ei->i_ext[k]);
+			put_extent(&d[k - l->s], &EXT(ei, k));
 		stalefs_extblock_set_csum(sbi->csum_seed, img, sb->s_blocksize);
 		err = write_node(inode, nodes[node], img);
 	}
@@ -361,9 +367,9 @@ static void save_in_root(struct inode *inode)
 	memset(ei->i_data, 0, sizeof(ei->i_data));
 	root->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
 	root->eh_max = cpu_to_le16(STALEFS_ROOT_EXTENTS);
-	root->eh_entries = cpu_to_le16(ei->i_next);
-	for (i = 0; i < ei->i_next; i++)
-		put_extent(&stalefs_eh_extents(root)[i], &ei->i_ext[i]);
+	root->eh_entries = cpu_to_le16(ei->i_map.n);
+	for (i = 0; i < ei->i_map.n; i++)
+		put_extent(&stalefs_eh_extents(root)[i], &EXT(ei, i));
 }
 
 static int save_tree(struct inode *inode)
@@ -386,7 +392,7 @@ static int save_tree(struct inode *inode)
 		err = plan_packed(ei, cap, &p);
 	else
 		err = plan_stable(ei, cap, &p);
-	if (!err && p.nleaves > 2 * DIV_ROUND_UP(ei->i_next, cap) + 1) {
+	if (!err && p.nleaves > 2 * DIV_ROUND_UP(ei->i_map.n, cap) + 1) {
 		err = plan_packed(ei, cap, &p);	/* grown sparse */
 		repacked = true;
 	}
@@ -469,7 +475,7 @@ int stalefs_ext_save(struct inode *inode)
 
 	/* stale.c: the inode's STALE flag follows its extents (fsck's S5) */
 	stalefs_stale_sync_flag(inode);
-	if (ei->i_next <= STALEFS_ROOT_EXTENTS)
+	if (ei->i_map.n <= STALEFS_ROOT_EXTENTS)
 		save_in_root(inode);
 	else
 		err = save_tree(inode);

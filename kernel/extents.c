@@ -80,27 +80,6 @@ static void ext_count(struct stalefs_inode_info *ei, u16 flags, int delta)
 		ei->i_nstale += delta;
 }
 
-static int ext_reserve(struct stalefs_inode_info *ei, u32 need)
-{
-	struct stalefs_ext *n;
-	u32 cap;
-
-	if (need <= ei->i_ext_cap)
-		return 0;
-	cap = max_t(u32, 8, ei->i_ext_cap * 2);
-	while (cap < need)
-		cap *= 2;
-	n = kvmalloc_array(cap, sizeof(*n), GFP_NOFS);
-	if (!n)
-		return -ENOMEM;
-	if (ei->i_next)
-		memcpy(n, ei->i_ext, ei->i_next * sizeof(*n));
-	kvfree(ei->i_ext);
-	ei->i_ext = n;
-	ei->i_ext_cap = cap;
-	return 0;
-}
-
 static int nodes_add(struct stalefs_inode_info *ei, u64 pblk)
 {
 	u64 *n;
@@ -121,7 +100,7 @@ void stalefs_ext_init_empty(struct inode *inode)
 	memset(ei->i_data, 0, sizeof(ei->i_data));
 	eh->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
 	eh->eh_max = cpu_to_le16(STALEFS_ROOT_EXTENTS);
-	ei->i_next = 0;
+	stalefs_emap_free(&ei->i_map);
 	ei->i_nstale = 0;
 	ei->i_dirty_lo = U64_MAX;
 	ei->i_dirty_hi = 0;
@@ -132,9 +111,7 @@ void stalefs_ext_release(struct inode *inode)
 {
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
 
-	kvfree(ei->i_ext);
-	ei->i_ext = NULL;
-	ei->i_next = ei->i_ext_cap = 0;
+	stalefs_emap_free(&ei->i_map);
 	ei->i_nstale = 0;
 	stalefs_ext_forget_nodes(ei);
 }
@@ -258,12 +235,9 @@ static int walk_node(struct ext_walk *w, const struct stalefs_extent_header *eh,
 		}
 		return 0;
 	}
-	err = ext_reserve(ei, ei->i_next + n);
-	if (err)
-		return err;
 	for (i = 0; i < n; i++) {
 		const struct stalefs_extent *ex = &stalefs_eh_extents(eh)[i];
-		struct stalefs_ext *m = &ei->i_ext[ei->i_next];
+		struct stalefs_ext one, *m = &one;
 
 		m->lblk = le32_to_cpu(ex->ee_lblk);
 		m->len = le16_to_cpu(ex->ee_len);
@@ -280,8 +254,10 @@ static int walk_node(struct ext_walk *w, const struct stalefs_extent_header *eh,
 			return -EUCLEAN;
 		}
 		w->prev_end = (u64)m->lblk + m->len;
+		err = stalefs_emap_insert(&ei->i_map, ei->i_map.n, m);
+		if (err)
+			return err;
 		ext_count(ei, m->flags, 1);
-		ei->i_next++;
 	}
 	return 0;
 }
@@ -327,7 +303,7 @@ static int leaves_first(struct inode *inode, struct ext_walk *w)
 	 * leaf (which a journal transaction might not hold).
 	 */
 	for (i = 0; i < w->nleaves; i++) {
-		keys[i] = ext < ei->i_next ? ei->i_ext[ext].lblk : U32_MAX;
+		keys[i] = ext < ei->i_map.n ? EXT(ei, ext).lblk : U32_MAX;
 		ext += w->leaves[i].entries;
 	}
 	ei->i_leaf_key = keys;
@@ -365,18 +341,7 @@ int stalefs_ext_load(struct inode *inode)
 /* Index of the first extent ending after lblk (i_next if none). */
 static u32 ext_search(struct stalefs_inode_info *ei, u32 lblk)
 {
-	u32 lo = 0, hi = ei->i_next;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		const struct stalefs_ext *e = &ei->i_ext[mid];
-
-		if ((u64)e->lblk + e->len <= lblk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return stalefs_emap_search(&ei->i_map, lblk);
 }
 
 int stalefs_ext_lookup(struct inode *inode, u32 lblk, struct stalefs_ext *ex)
@@ -384,14 +349,14 @@ int stalefs_ext_lookup(struct inode *inode, u32 lblk, struct stalefs_ext *ex)
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
 	u32 i = ext_search(ei, lblk);
 
-	if (i < ei->i_next && ei->i_ext[i].lblk <= lblk) {
-		*ex = ei->i_ext[i];
+	if (i < ei->i_map.n && EXT(ei, i).lblk <= lblk) {
+		*ex = EXT(ei, i);
 		return 1;
 	}
 	ex->lblk = lblk;
 	ex->pblk = STALEFS_HOLE_PBLK;
 	ex->flags = 0;
-	ex->len = i < ei->i_next ? ei->i_ext[i].lblk - lblk : 0;
+	ex->len = i < ei->i_map.n ? EXT(ei, i).lblk - lblk : 0;
 	return 0;
 }
 
@@ -408,18 +373,18 @@ static void ext_merge_around(struct stalefs_inode_info *ei, u32 from, u32 to)
 
 	if (from > 0)
 		from--;
-	if (to >= ei->i_next)
-		to = ei->i_next ? ei->i_next - 1 : 0;
+	if (to >= ei->i_map.n)
+		to = ei->i_map.n ? ei->i_map.n - 1 : 0;
 	i = from;
-	while (i < to && i + 1 < ei->i_next) {
-		if (ext_mergeable(&ei->i_ext[i], &ei->i_ext[i + 1])) {
-			ext_touch(ei, ei->i_ext[i].lblk);
-			ext_touch(ei, ei->i_ext[i + 1].lblk);
-			ext_count(ei, ei->i_ext[i + 1].flags, -1);
-			ei->i_ext[i].len += ei->i_ext[i + 1].len;
-			memmove(&ei->i_ext[i + 1], &ei->i_ext[i + 2],
-				(ei->i_next - i - 2) * sizeof(ei->i_ext[0]));
-			ei->i_next--;
+	while (i < to && i + 1 < ei->i_map.n) {
+		struct stalefs_ext *a = &EXT(ei, i), *b = &EXT(ei, i + 1);
+
+		if (ext_mergeable(a, b)) {
+			ext_touch(ei, a->lblk);
+			ext_touch(ei, b->lblk);
+			ext_count(ei, b->flags, -1);
+			a->len += b->len;
+			stalefs_emap_delete(&ei->i_map, i + 1, 1);
 			to--;
 		} else {
 			i++;
@@ -431,29 +396,29 @@ static void ext_merge_around(struct stalefs_inode_info *ei, u32 from, u32 to)
 static int ext_split_at(struct stalefs_inode_info *ei, u64 x)
 {
 	u32 i;
-	struct stalefs_ext *e;
+	struct stalefs_ext *e, tail;
 	u32 d;
 	int err;
 
 	if (x >= STALEFS_MAX_FILE_BLOCKS)
 		return 0;
 	i = ext_search(ei, (u32)x);
-	if (i >= ei->i_next || ei->i_ext[i].lblk >= x)
+	if (i >= ei->i_map.n || EXT(ei, i).lblk >= x)
 		return 0;
-	err = ext_reserve(ei, ei->i_next + 1);
+	/* The tail becomes a new extent after it. */
+	tail = EXT(ei, i);
+	d = (u32)(x - tail.lblk);
+	tail.lblk += d;
+	tail.pblk += d;
+	tail.len -= d;
+	err = stalefs_emap_insert(&ei->i_map, i + 1, &tail);
 	if (err)
 		return err;
-	e = &ei->i_ext[i];
+	e = &EXT(ei, i);
 	ext_touch(ei, e->lblk);
 	ext_touch(ei, x);
-	d = (u32)(x - e->lblk);
-	memmove(&ei->i_ext[i + 1], &ei->i_ext[i], (ei->i_next - i) * sizeof(*e));
-	ei->i_next++;
 	ext_count(ei, e->flags, 1);
 	e->len = d;
-	e[1].lblk += d;
-	e[1].pblk += d;
-	e[1].len -= d;
 	return 0;
 }
 
@@ -463,17 +428,14 @@ int stalefs_ext_insert(struct inode *inode, const struct stalefs_ext *ex)
 	u32 i;
 	int err;
 
-	err = ext_reserve(ei, ei->i_next + 1);
+	i = ext_search(ei, ex->lblk);
+	if (i < ei->i_map.n && EXT(ei, i).lblk < (u64)ex->lblk + ex->len)
+		return -EEXIST;	/* callers only fill holes */
+	err = stalefs_emap_insert(&ei->i_map, i, ex);
 	if (err)
 		return err;
-	i = ext_search(ei, ex->lblk);
-	if (i < ei->i_next && ei->i_ext[i].lblk < (u64)ex->lblk + ex->len)
-		return -EEXIST;	/* callers only fill holes */
 	ext_touch(ei, ex->lblk);
-	memmove(&ei->i_ext[i + 1], &ei->i_ext[i], (ei->i_next - i) * sizeof(*ex));
-	ei->i_ext[i] = *ex;
 	ext_count(ei, ex->flags, 1);
-	ei->i_next++;
 	ext_merge_around(ei, i, i + 1);
 	ei->i_map_seq++;
 	return 0;
@@ -496,11 +458,11 @@ int stalefs_ext_convert_mem(struct inode *inode, u32 lblk, u32 len, u16 from, u1
 	err = ext_split_at(ei, lblk);
 	if (err)
 		return err;
-	for (i = ext_search(ei, lblk); i < ei->i_next && ei->i_ext[i].lblk < end; i++) {
-		if (ei->i_ext[i].flags != from)
+	for (i = ext_search(ei, lblk); i < ei->i_map.n && EXT(ei, i).lblk < end; i++) {
+		if (EXT(ei, i).flags != from)
 			continue;
 		if (changed == STALEFS_EDIT_EXTENTS) {
-			stop = ei->i_ext[i].lblk;
+			stop = EXT(ei, i).lblk;
 			break;
 		}
 		changed++;
@@ -509,12 +471,12 @@ int stalefs_ext_convert_mem(struct inode *inode, u32 lblk, u32 len, u16 from, u1
 	if (err)
 		return err;
 	first = i = ext_search(ei, lblk);
-	for (; i < ei->i_next && ei->i_ext[i].lblk < stop; i++) {
-		if (ei->i_ext[i].flags == from) {
-			ext_touch(ei, ei->i_ext[i].lblk);
+	for (; i < ei->i_map.n && EXT(ei, i).lblk < stop; i++) {
+		if (EXT(ei, i).flags == from) {
+			ext_touch(ei, EXT(ei, i).lblk);
 			ext_count(ei, from, -1);
 			ext_count(ei, to, 1);
-			ei->i_ext[i].flags = to;
+			EXT(ei, i).flags = to;
 		}
 	}
 	ext_merge_around(ei, first, i);
@@ -557,12 +519,12 @@ int stalefs_ext_remove(struct inode *inode, u32 lblk, u64 len, bool *more)
 	i0 = ext_search(ei, lblk);
 	j = ext_search(ei, (u32)min_t(u64, end, U32_MAX));
 	if (end >= STALEFS_MAX_FILE_BLOCKS)
-		j = ei->i_next;
+		j = ei->i_map.n;
 	if (j == i0)
 		return 0;
 	/* The last few extents of the range; a metadata extent longer than the budget loses its tail. */
-	if (metadata && ei->i_ext[j - 1].len > STALEFS_REVOKE_BLOCKS) {
-		const struct stalefs_ext *e = &ei->i_ext[j - 1];
+	if (metadata && EXT(ei, j - 1).len > STALEFS_REVOKE_BLOCKS) {
+		const struct stalefs_ext *e = &EXT(ei, j - 1);
 
 		err = ext_split_at(ei, (u64)e->lblk + e->len - STALEFS_REVOKE_BLOCKS);
 		if (err)
@@ -570,20 +532,19 @@ int stalefs_ext_remove(struct inode *inode, u32 lblk, u64 len, bool *more)
 		j++;
 	}
 	for (k = j; k > i0 && j - k < STALEFS_EDIT_EXTENTS; k--) {
-		if (metadata && blocks + ei->i_ext[k - 1].len > STALEFS_REVOKE_BLOCKS)
+		if (metadata && blocks + EXT(ei, k - 1).len > STALEFS_REVOKE_BLOCKS)
 			break;
-		blocks += ei->i_ext[k - 1].len;
+		blocks += EXT(ei, k - 1).len;
 	}
 	*more = k > i0;
 	for (i = k; i < j; i++) {
 		/* Directory and symlink blocks are metadata: revoked, their buffers dropped. */
-		stalefs_free_blocks(inode, ei->i_ext[i].pblk, ei->i_ext[i].len, metadata);
-		ext_count(ei, ei->i_ext[i].flags, -1);
+		stalefs_free_blocks(inode, EXT(ei, i).pblk, EXT(ei, i).len, metadata);
+		ext_count(ei, EXT(ei, i).flags, -1);
 	}
-	ext_touch(ei, ei->i_ext[k].lblk);
-	ext_touch(ei, ei->i_ext[j - 1].lblk);
-	memmove(&ei->i_ext[k], &ei->i_ext[j], (ei->i_next - j) * sizeof(ei->i_ext[0]));
-	ei->i_next -= j - k;
+	ext_touch(ei, EXT(ei, k).lblk);
+	ext_touch(ei, EXT(ei, j - 1).lblk);
+	stalefs_emap_delete(&ei->i_map, k, j - k);
 	ei->i_map_seq++;
 	return stalefs_ext_save(inode);
 }
@@ -597,11 +558,11 @@ static u64 ext_goal(struct inode *inode, u32 lblk)
 
 	if (i == 0) {
 		/* Before the first extent: aim just below it, so the file stays in order. */
-		if (ei->i_next && ei->i_ext[0].pblk > ei->i_ext[0].lblk - lblk)
-			return ei->i_ext[0].pblk - (ei->i_ext[0].lblk - lblk);
+		if (ei->i_map.n && EXT(ei, 0).pblk > EXT(ei, 0).lblk - lblk)
+			return EXT(ei, 0).pblk - (EXT(ei, 0).lblk - lblk);
 		return 0;
 	}
-	p = &ei->i_ext[i - 1];
+	p = &EXT(ei, i - 1);
 	return p->pblk + (lblk - p->lblk);
 }
 
@@ -666,7 +627,7 @@ u64 stalefs_ext_blocks(struct inode *inode)
 	u64 n = ei->i_nnodes;
 	u32 i;
 
-	for (i = 0; i < ei->i_next; i++)
-		n += ei->i_ext[i].len;
+	for (i = 0; i < ei->i_map.n; i++)
+		n += EXT(ei, i).len;
 	return n;
 }

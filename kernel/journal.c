@@ -585,7 +585,7 @@ int stalefs_credits_tree(struct inode *inode, u32 edits)
 	u32 index = nodes > leaves ? nodes - leaves : 0;
 	u32 depth = STALEFS_EXT_MAX_DEPTH;
 
-	if (!nodes && READ_ONCE(ei->i_next) + 2 * edits <= STALEFS_ROOT_EXTENTS)
+	if (!nodes && READ_ONCE(ei->i_map.n) + 2 * edits <= STALEFS_ROOT_EXTENTS)
 		return 1;
 	/* Each edit dirties a leaf and may split it; never more than the leaves there will be. */
 	return 1 + min(2 * (edits + 1), leaves + edits + 1) + index + depth + 1 +

@@ -289,8 +289,8 @@ void stalefs_stale_written(struct inode *inode, loff_t pos, ssize_t len, bool di
 	 * since extents do not overlap.
 	 */
 	down_read(&ei->i_map_sem);
-	for (i = 0; i < ei->i_next && ei->i_ext[i].lblk < last; i++) {
-		const struct stalefs_ext *e = &ei->i_ext[i];
+	for (i = 0; i < ei->i_map.n && EXT(ei, i).lblk < last; i++) {
+		const struct stalefs_ext *e = &EXT(ei, i);
 
 		if ((e->flags & STALEFS_EXT_STALE) && e->lblk >= first &&
 		    (u64)e->lblk + e->len <= last) {

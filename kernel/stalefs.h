@@ -88,13 +88,7 @@ static inline struct stalefs_sb_info *STALEFS_SB(struct super_block *sb)
 	return sb->s_fs_info;
 }
 
-/* One extent in memory: the on-disk leaf entry, decoded. */
-struct stalefs_ext {
-	u32 lblk;
-	u32 len;
-	u64 pblk;
-	u16 flags;
-};
+#include "extent_map.h"
 
 struct stalefs_inode_info {
 	/*
@@ -105,9 +99,7 @@ struct stalefs_inode_info {
 	struct rw_semaphore i_map_sem;
 	u64 i_map_seq;
 	u64 i_root_gen;			/* bumped by every save of the root (i_data) */
-	struct stalefs_ext *i_ext;	/* sorted by lblk, non-overlapping */
-	u32 i_next;
-	u32 i_ext_cap;
+	struct stalefs_emap i_map;	/* the extents, sorted by lblk, non-overlapping */
 	u32 i_nstale;			/* extents flagged STALE */
 	/* Starts (lblk) of the extents edited since the last save: [lo, hi]. */
 	u64 i_dirty_lo, i_dirty_hi;

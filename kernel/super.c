@@ -151,8 +151,7 @@ static struct inode *stalefs_alloc_inode(struct super_block *sb)
 		return NULL;
 	ei->i_map_seq = 0;
 	ei->i_root_gen = 0;
-	ei->i_ext = NULL;
-	ei->i_next = ei->i_ext_cap = 0;
+	memset(&ei->i_map, 0, sizeof(ei->i_map));
 	ei->i_nstale = 0;
 	ei->i_dirty_lo = 0;
 	ei->i_dirty_hi = U64_MAX;

@@ -7,8 +7,8 @@
 # 0.2 s, so a pass copies an inode and the next writes its table block) and
 # each fsync/fdatasync lands at a seeded random moment after a change; then
 # the disk is copied with O_DIRECT -- the bytes a power cut would keep
-# (cache flushed by fsync) -- and debugfs on the copy must show the file
-# exactly.  The filesystem sits on dm-linear over the disk: an O_DIRECT read
+# (cache flushed by fsync) --, its journal replayed as the next mount would
+# (debugfs journal_run), and debugfs on the copy must show the file exactly.  The filesystem sits on dm-linear over the disk: an O_DIRECT read
 # of the device it is mounted on would first write back its dirty buffers
 # and hide the very bug this looks for.  Size and extent changes alone (truncate, fallocate), buffered
 # appends, O_DIRECT writes into unwritten extents; fsync and fdatasync.
@@ -40,9 +40,16 @@ trap restore EXIT
 echo 20 >/proc/sys/vm/dirty_expire_centisecs
 echo 30 >/proc/sys/vm/dirty_writeback_centisecs
 
+# durable_copy: the device's bytes in $S/copy.img, its journal replayed.
+durable_copy() {
+	dd if="$dev" of=$S/copy.img bs=1M count=$size_mb iflag=direct status=none
+	"$DEBUGFS_STALEFS" -w -R "journal_run" $S/copy.img >$S/jr.out 2>&1 ||
+		fail "the copy's journal does not replay: $(cat $S/jr.out)"
+}
+
 # on_device FILE EXPECT WHAT: the device's durable bytes hold FILE == EXPECT.
 on_device() {
-	dd if="$dev" of=$S/copy.img bs=1M count=$size_mb iflag=direct status=none
+	durable_copy
 	"$DEBUGFS_STALEFS" -R "dump /$1 $S/ondisk" $S/copy.img 2>$S/dbg.err ||
 		fail "$3: debugfs cannot dump /$1 from the disk's copy: $(cat $S/dbg.err)"
 	cmp -s "$2" $S/ondisk ||
@@ -66,7 +73,7 @@ for ((i = 0; i < ROUNDS / 2; i++)); do
 	chmod $(printf '%o' $mode) $mnt/mode
 	sleep "$((RANDOM % 4)).$((RANDOM % 10))"
 	xfs_io -r -c fsync $mnt/mode
-	dd if="$dev" of=$S/copy.img bs=1M count=$size_mb iflag=direct status=none
+	durable_copy
 	got=$("$DEBUGFS_STALEFS" -R "stat /mode" $S/copy.img 2>/dev/null | sed -n 's/.*Mode: *\([0-7]*\).*/\1/p')
 	[[ -n $got ]] && ((8#$got == mode)) ||
 		fail "chmod $(printf '%o' $mode) then fsync: the disk holds mode '$got'"
