@@ -61,15 +61,17 @@ xfs_io -d -c "pwrite -q -S 0x5a -b 1m 0 $(blockdev --getsize64 "$dev")" "$dev"
 # new_fs FS [MOUNT-OPTIONS]: a fresh filesystem on the disk, mounted on $mnt.
 # ext4 initialises its inode tables and journal in mkfs, so no background
 # zeroing thread runs during the measurements.
+# stalefs-nj is stalefs without a journal (-O ^has_journal): what the journal costs.
 new_fs() {
 	local fs=$1 opts=${2:-defaults}
 	case $fs in
 	stalefs) "$MKFS_STALEFS" -q -F "$dev" ;;
+	stalefs-nj) "$MKFS_STALEFS" -q -F -O ^has_journal "$dev" ;;
 	ext4) mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 "$dev" ;;
 	xfs) mkfs.xfs -q -f -K "$dev" ;;
 	*) fail "new_fs: unknown filesystem $fs" ;;
 	esac
-	mount -t "$fs" -o "$opts" "$dev" $mnt
+	mount -t "${fs%-nj}" -o "$opts" "$dev" $mnt
 	# What was measured, once per filesystem and option set.
 	grep -q "^$fs $opts " "$VM_RESULTS/mounts.txt" 2>/dev/null ||
 		echo "$fs $opts $(grep " $mnt " /proc/mounts)" >>"$VM_RESULTS/mounts.txt"
@@ -78,7 +80,7 @@ new_fs() {
 # done_fs FS: unmount; a stalefs image must then check clean.
 done_fs() {
 	umount $mnt
-	[[ $1 == stalefs ]] && fsck_clean "$dev" >/dev/null
+	[[ $1 == stalefs* ]] && fsck_clean "$dev" >/dev/null
 	return 0
 }
 
@@ -185,7 +187,8 @@ meta_ops() {
 
 # Interleaved: every repetition runs every filesystem once per case, so a
 # slow spell on the shared host hits them alike.
-RAND_CASES="stalefs:unwritten stalefs:nohide stalefs:overwrite ext4:unwritten ext4:overwrite xfs:unwritten xfs:overwrite"
+RAND_CASES="stalefs:unwritten stalefs:nohide stalefs:overwrite stalefs-nj:unwritten stalefs-nj:overwrite
+	    ext4:unwritten ext4:overwrite xfs:unwritten xfs:overwrite"
 reps=$RAND_REPS
 ((SEQ_REPS > reps)) && reps=$SEQ_REPS
 ((META_REPS > reps)) && reps=$META_REPS
@@ -202,7 +205,7 @@ for ((rep = 1; rep <= reps; rep++)); do
 		note "rep $rep: sequential, $fs"
 		seq_io $fs $rep
 	done
-	for fs in stalefs ext4 xfs; do
+	for fs in stalefs stalefs-nj ext4 xfs; do
 		((rep <= META_REPS)) || break
 		note "rep $rep: metadata, $fs"
 		meta_ops $fs $rep
