@@ -119,7 +119,7 @@ const struct field desc_fields[] = {
 	{ "inode_bitmap_csum", D(bg_inode_bitmap_csum), F_UINT, 0, 0 },
 	{ "checksum", D(bg_checksum), F_CSUM, 0, 0 },
 	{ "orphan_count", D(bg_orphan_count), F_UINT, 0, 0 },
-	{ "reserved[]", offsetof(struct stalefs_group_desc, bg_reserved), 1, F_UINT, 1, 4 },
+	{ "stale_count", D(bg_stale_count), F_UINT, 0, 0 },
 	{ NULL, 0, 0, 0, 0, 0 }
 };
 

@@ -157,7 +157,7 @@ struct stalefs_group_desc {
 	__le32	bg_inode_bitmap_csum;	/* 0x30 crc of the inode bitmap (0 if INODE_UNINIT) */
 	__le32	bg_checksum;		/* 0x34 crc of this descriptor, seeded with the group number */
 	__le32	bg_orphan_count;	/* 0x38 inodes of the group flagged ORPHAN (FORMAT.md 13) */
-	__u8	bg_reserved[4];		/* 0x3C zero */
+	__le32	bg_stale_count;		/* 0x3C inodes of the group flagged STALE (FORMAT.md 10) */
 };
 STALEFS_STATIC_ASSERT(sizeof(struct stalefs_group_desc) == 64, "group descriptor is 64 bytes");
 

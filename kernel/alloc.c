@@ -93,6 +93,18 @@ u64 stalefs_count_free_blocks(struct super_block *sb)
 	return n;
 }
 
+/* Inodes flagged STALE in the whole filesystem (the groups' counts, FORMAT.md 10). */
+u64 stalefs_count_stale_inodes(struct super_block *sb)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	u64 n = 0;
+	u32 grp;
+
+	for (grp = 0; grp < sbi->geom.groups_count; grp++)
+		n += le32_to_cpu(stalefs_get_desc(sb, grp, NULL)->bg_stale_count);
+	return n;
+}
+
 u32 stalefs_count_free_inodes(struct super_block *sb)
 {
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
@@ -777,8 +789,11 @@ out:
 	mutex_unlock(&sbi->alloc_lock);
 }
 
-/* The group of ino counts one orphan more (delta 1) or less (-1). */
-int stalefs_orphan_count(struct super_block *sb, u32 ino, int delta)
+/*
+ * The group of ino counts one inode more (delta 1) or less (-1) flagged
+ * ORPHAN (FORMAT.md 13) or, stale, STALE (FORMAT.md 10).
+ */
+int stalefs_group_count(struct super_block *sb, u32 ino, bool stale, int delta)
 {
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
 	u32 grp = stalefs_ino_group(&sbi->geom, ino);
@@ -790,8 +805,10 @@ int stalefs_orphan_count(struct super_block *sb, u32 ino, int delta)
 	d = stalefs_get_desc(sb, grp, &dbh);
 	err = desc_access(sb, dbh);
 	if (!err) {
-		if (delta > 0 || le32_to_cpu(d->bg_orphan_count))
-			le32_add_cpu(&d->bg_orphan_count, delta);
+		__le32 *count = stale ? &d->bg_stale_count : &d->bg_orphan_count;
+
+		if (delta > 0 || le32_to_cpu(*count))
+			le32_add_cpu(count, delta);
 		desc_dirty(sb, grp, d, dbh);
 	}
 	mutex_unlock(&sbi->alloc_lock);

@@ -62,6 +62,9 @@ static ssize_t stalefs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 
 	if (stalefs_forced_shutdown(inode->i_sb))
 		return -EIO;
+	ret = stalefs_stale_may_read(inode);
+	if (ret)
+		return ret;
 	if (!iov_iter_count(to))
 		return 0;
 	if (!(iocb->ki_flags & IOCB_DIRECT))
@@ -195,16 +198,29 @@ static vm_fault_t stalefs_page_mkwrite(struct vm_fault *vmf)
 	return ret;
 }
 
+/* A mapping made before the file left confinement (offline) still reads nothing. */
+static vm_fault_t stalefs_fault(struct vm_fault *vmf)
+{
+	if (stalefs_stale_may_read(file_inode(vmf->vma->vm_file)))
+		return VM_FAULT_SIGBUS;
+	return filemap_fault(vmf);
+}
+
 static const struct vm_operations_struct stalefs_vm_ops = {
-	.fault		= filemap_fault,
+	.fault		= stalefs_fault,
 	.map_pages	= filemap_map_pages,
 	.page_mkwrite	= stalefs_page_mkwrite,
 };
 
 static int stalefs_file_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	int err;
+
 	if (stalefs_forced_shutdown(file_inode(file)->i_sb))
 		return -EIO;
+	err = stalefs_stale_may_read(file_inode(file));
+	if (err)
+		return err;
 	file_accessed(file);
 	vma->vm_ops = &stalefs_vm_ops;
 	return 0;

@@ -586,9 +586,12 @@ int stalefs_credits_tree(struct inode *inode, u32 edits)
 	u32 depth = STALEFS_EXT_MAX_DEPTH;
 
 	if (!nodes && READ_ONCE(ei->i_map.n) + 2 * edits <= STALEFS_ROOT_EXTENTS)
-		return 1;
-	/* Each edit dirties a leaf and may split it; never more than the leaves there will be. */
-	return 1 + min(2 * (edits + 1), leaves + edits + 1) + index + depth + 1 +
+		return 2;
+	/*
+	 * Each edit dirties a leaf and may split it; never more than the leaves
+	 * there will be.  The inode, and its group's descriptor (the stale count).
+	 */
+	return 2 + min(2 * (edits + 1), leaves + edits + 1) + index + depth + 1 +
 	       stalefs_credits_alloc(sb, edits + 2 + depth) +
 	       stalefs_credits_alloc(sb, index + edits + 2);
 }

@@ -20,7 +20,7 @@ int stalefs_orphan_add(struct inode *inode)
 
 	if (ei->i_dflags & STALEFS_INODE_ORPHAN_FL)
 		return 0;
-	err = stalefs_orphan_count(inode->i_sb, inode->i_ino, 1);
+	err = stalefs_group_count(inode->i_sb, inode->i_ino, false, 1);
 	if (err)
 		return err;
 	ei->i_dflags |= STALEFS_INODE_ORPHAN_FL;
@@ -35,7 +35,7 @@ int stalefs_orphan_del(struct inode *inode)
 
 	if (!(ei->i_dflags & STALEFS_INODE_ORPHAN_FL))
 		return 0;
-	err = stalefs_orphan_count(inode->i_sb, inode->i_ino, -1);
+	err = stalefs_group_count(inode->i_sb, inode->i_ino, false, -1);
 	if (err)
 		return err;
 	ei->i_dflags &= ~STALEFS_INODE_ORPHAN_FL;

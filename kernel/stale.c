@@ -8,10 +8,17 @@
  *
  *  - the mount must be armed (nohide_stale_gid=GID, which must agree with
  *    the group the superblock records; the first armed mount records it);
- *  - the caller must be in that group or hold CAP_SYS_RAWIO;
+ *  - the caller must be in that group and own the file, or hold
+ *    CAP_SYS_RAWIO, and nobody else may have the file open or mapped (as a
+ *    write lease is refused): a descriptor opened before the file was
+ *    confined would read what the new blocks hold;
  *  - the file must be confined: its group is the permitted one and others
- *    cannot read it, and while it holds STALE extents setattr refuses any
- *    change that would let it escape, armed or not.
+ *    have no permission bits at all (with write and execute a stranger can
+ *    plant a program in the file that dumps it), and while it holds STALE
+ *    extents setattr refuses any change that would let it escape -- a new
+ *    owner, another group, any bit for others -- armed or not;
+ *  - a file holding STALE extents that is not confined (edited offline) is
+ *    not read at all, and the filesystem is marked for a full check.
  *
  * The request comes through STALEFS_IOC_FALLOCATE because Linux 6.1's
  * vfs_fallocate() rejects FALLOC_FL_NO_HIDE_STALE before we see it; the ioctl
@@ -85,6 +92,12 @@ int stalefs_stale_mount(struct super_block *sb, struct fs_context *fc, bool give
 		return -EINVAL;
 	}
 	if (have == STALEFS_STALE_GID_NONE) {
+		/* Their group was forgotten: a new one would confine them to a group nobody chose. */
+		if (stalefs_count_stale_inodes(sb)) {
+			errorf(fc, "stalefs (%s): nohide_stale_gid=%u refused: files hold STALE extents but no permitted group is recorded; run fsck.stalefs",
+			       sb->s_id, gid);
+			return -EINVAL;
+		}
 		if (will_be_ro) {
 			errorf(fc, "stalefs (%s): nohide_stale_gid=%u: no permitted group is recorded yet, "
 			       "and a read-only mount cannot record one", sb->s_id, gid);
@@ -109,12 +122,29 @@ void stalefs_stale_show_options(struct seq_file *seq, struct super_block *sb)
 
 /* ---- who may, which files ---- */
 
-static bool may_allocate_stale(struct super_block *sb)
+/* A member of the permitted group who owns the file, or CAP_SYS_RAWIO. */
+static bool may_allocate_stale(struct inode *inode)
 {
-	kgid_t kgid = make_kgid(sb->s_user_ns, STALEFS_SB(sb)->stale_gid);
+	kgid_t kgid = make_kgid(inode->i_sb->s_user_ns, STALEFS_SB(inode->i_sb)->stale_gid);
 
-	/* in_group_p first: capable() marks the task as having used privilege. */
-	return in_group_p(kgid) || capable(CAP_SYS_RAWIO);
+	/* The cheap tests first: capable() marks the task as having used privilege. */
+	if (in_group_p(kgid) && uid_eq(current_fsuid(), inode->i_uid))
+		return true;
+	return capable(CAP_SYS_RAWIO);
+}
+
+/*
+ * Nobody but the caller's descriptor has the file open or mapped: the
+ * conditions of a write lease (fs/locks.c check_conflicting_open).
+ */
+static bool open_elsewhere(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+	int wcount = (file->f_mode & FMODE_WRITE) ? 1 : 0;
+
+	return atomic_read(&inode->i_writecount) != wcount ||
+	       atomic_read(&inode->i_readcount) != 0 ||
+	       mapping_mapped(inode->i_mapping);
 }
 
 static bool is_permitted_gid(struct super_block *sb, kgid_t kgid)
@@ -124,9 +154,10 @@ static bool is_permitted_gid(struct super_block *sb, kgid_t kgid)
 	return gid != STALEFS_STALE_GID_NONE && gid_eq(kgid, make_kgid(sb->s_user_ns, gid));
 }
 
+/* S4: the permitted group's file, no permission bits for others. */
 static bool confined(struct inode *inode)
 {
-	return is_permitted_gid(inode->i_sb, inode->i_gid) && !(inode->i_mode & S_IROTH);
+	return is_permitted_gid(inode->i_sb, inode->i_gid) && !(inode->i_mode & S_IRWXO);
 }
 
 /* Does the inode hold a STALE extent?  The extents decide, not the flag. */
@@ -144,22 +175,51 @@ static bool holds_stale(struct inode *inode)
 void stalefs_stale_sync_flag(struct inode *inode)
 {
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	bool had = ei->i_dflags & STALEFS_INODE_STALE_FL, has = ei->i_nstale;
 
-	if (!S_ISREG(inode->i_mode))
+	if (!S_ISREG(inode->i_mode) || had == has)
 		return;
-	if (ei->i_nstale)
+	/* The group counts its stale inodes (FORMAT.md 10, S6): the audit's shortcut. */
+	if (stalefs_group_count(inode->i_sb, inode->i_ino, true, has ? 1 : -1))
+		return;
+	if (has)
 		ei->i_dflags |= STALEFS_INODE_STALE_FL;
 	else
 		ei->i_dflags &= ~STALEFS_INODE_STALE_FL;
 }
 
+/*
+ * Before any read of a file holding STALE extents: is it confined?  If not
+ * (an offline edit gave it away, or its group was forgotten) nothing is
+ * read, whoever asks, and the error is recorded so fsck checks it all.
+ */
+int stalefs_stale_may_read(struct inode *inode)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+
+	if (!READ_ONCE(ei->i_nstale) || confined(inode))
+		return 0;
+	if (!test_and_set_bit(0, &ei->i_stale_reported))
+		stalefs_note_error(inode->i_sb, inode->i_ino, 0,
+				   "holds STALE extents but is not confined (group %u, mode 0%o): not read; run fsck.stalefs",
+				   from_kgid(&init_user_ns, inode->i_gid), inode->i_mode & 07777);
+	return -EPERM;
+}
+
 int stalefs_stale_setattr_check(struct user_namespace *mnt_userns, struct inode *inode,
 				const struct iattr *attr)
 {
-	if (!(attr->ia_valid & (ATTR_GID | ATTR_MODE)) || !S_ISREG(inode->i_mode))
+	if (!(attr->ia_valid & (ATTR_UID | ATTR_GID | ATTR_MODE)) || !S_ISREG(inode->i_mode))
 		return 0;
 	if (!holds_stale(inode))
 		return 0;
+	if (attr->ia_valid & ATTR_UID) {
+		kuid_t kuid = from_vfsuid(mnt_userns, i_user_ns(inode), attr->ia_vfsuid);
+
+		/* A new owner could read it from outside the group. */
+		if (!uid_eq(kuid, inode->i_uid))
+			return -EPERM;
+	}
 	if (attr->ia_valid & ATTR_GID) {
 		kgid_t kgid = from_vfsgid(mnt_userns, i_user_ns(inode), attr->ia_vfsgid);
 
@@ -167,8 +227,8 @@ int stalefs_stale_setattr_check(struct user_namespace *mnt_userns, struct inode 
 		if (!gid_eq(kgid, inode->i_gid) && !is_permitted_gid(inode->i_sb, kgid))
 			return -EPERM;
 	}
-	if ((attr->ia_valid & ATTR_MODE) && (attr->ia_mode & S_IROTH) &&
-	    !(inode->i_mode & S_IROTH))
+	/* No bit for others: reading is the leak, writing and executing plant a reader. */
+	if ((attr->ia_valid & ATTR_MODE) && (attr->ia_mode & S_IRWXO))
 		return -EPERM;
 	return 0;
 }
@@ -222,13 +282,16 @@ long stalefs_stale_fallocate(struct file *file, int mode, loff_t offset, loff_t 
 		return -EOPNOTSUPP;
 	if (!S_ISREG(inode->i_mode))
 		return -ENODEV;
-	if (!may_allocate_stale(sb))
+	if (!may_allocate_stale(inode))
 		return -EPERM;
 
 	inode_lock(inode);
-	/* Under the inode lock: a chmod or chgrp (setattr) cannot slip in. */
+	/* Under the inode lock: a chmod, chown or chgrp (setattr) cannot slip in. */
 	err = -EPERM;
-	if (!confined(inode))
+	if (!confined(inode) || !may_allocate_stale(inode))
+		goto out_unlock;
+	err = -EAGAIN;
+	if (open_elsewhere(file))
 		goto out_unlock;
 	if (!(mode & FALLOC_FL_KEEP_SIZE) && end > i_size_read(inode)) {
 		err = inode_newsize_ok(inode, end);

@@ -38,7 +38,10 @@ int stalefs_stale_setattr_check(struct user_namespace *mnt_userns, struct inode 
 /* After a write of [pos, pos+len): STALE extents it wholly rewrote lose the mark. */
 void stalefs_stale_written(struct inode *inode, loff_t pos, ssize_t len, bool direct);
 
-/* Under i_map_sem (write): the inode's STALE flag follows its extents. */
+/* Under i_map_sem (write), in a handle: the inode's STALE flag follows its extents. */
 void stalefs_stale_sync_flag(struct inode *inode);
+
+/* Reads of a file holding STALE extents: 0, or EPERM if it is not confined. */
+int stalefs_stale_may_read(struct inode *inode);
 
 #endif /* STALEFS_STALE_H */

@@ -123,6 +123,7 @@ struct stalefs_inode_info {
 	 * iomap.c: extents converted in memory at I/O completion and not saved
 	 * yet (i_map_sem); the inode is on sbi->save_list (save_lock) meanwhile.
 	 */
+	unsigned long i_stale_reported;	/* stale.c: an escape was recorded (bit 0) */
 	bool i_save_pending;
 	u32 i_pending_edits;
 	struct list_head i_save_node;
@@ -172,6 +173,11 @@ void __stalefs_error(struct super_block *sb, const char *func, u32 ino, u64 bloc
 		     const char *fmt, ...);
 #define stalefs_error(sb, ino, block, fmt, ...) \
 	__stalefs_error(sb, __func__, ino, block, fmt, ##__VA_ARGS__)
+__printf(5, 6)
+void __stalefs_note_error(struct super_block *sb, const char *func, u32 ino, u64 block,
+			  const char *fmt, ...);
+#define stalefs_note_error(sb, ino, block, fmt, ...) \
+	__stalefs_note_error(sb, __func__, ino, block, fmt, ##__VA_ARGS__)
 void stalefs_commit_super(struct super_block *sb, bool wait);
 /* Stop writing: the journal aborted or a transaction failed (read-only, or panic). */
 void __stalefs_abort(struct super_block *sb, const char *func, int err, const char *why);
@@ -187,7 +193,8 @@ bool stalefs_blocks_valid(struct super_block *sb, u64 pblk, u64 len);
 bool stalefs_meta_free(struct super_block *sb, u64 pblk, u64 len);
 int stalefs_new_ino(struct inode *dir, umode_t mode, u32 *ino);
 void stalefs_free_ino(struct super_block *sb, u32 ino, bool dir, bool orphan);
-int stalefs_orphan_count(struct super_block *sb, u32 ino, int delta);
+int stalefs_group_count(struct super_block *sb, u32 ino, bool stale, int delta);
+u64 stalefs_count_stale_inodes(struct super_block *sb);
 u64 stalefs_count_free_blocks(struct super_block *sb);
 u32 stalefs_count_free_inodes(struct super_block *sb);
 

@@ -27,28 +27,21 @@ static void set_func(char *dst, size_t n, const char *func)
 	memcpy(dst, func, l);
 }
 
-void __stalefs_error(struct super_block *sb, const char *func, u32 ino, u64 block,
-		     const char *fmt, ...)
+/* Log the error and record it in the superblock, so fsck knows a full check is needed. */
+static void record_error(struct super_block *sb, const char *func, u32 ino, u64 block,
+			 struct va_format *vaf)
 {
 	static DEFINE_RATELIMIT_STATE(rs, 5 * HZ, 10);
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
 	struct stalefs_super_block *raw = sbi->raw;
-	struct va_format vaf;
-	va_list args;
 	time64_t now = ktime_get_real_seconds();
 
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
 	if (__ratelimit(&rs))
 		pr_err("stalefs (%s): error in %s: inode %u, block %llu: %pV\n",
-		       sb->s_id, func, ino, block, &vaf);
-	va_end(args);
-
+		       sb->s_id, func, ino, block, vaf);
 	/* A read-only mount never writes, not even the error record; nor a shut-down one. */
 	if (!raw || sb_rdonly(sb) || stalefs_forced_shutdown(sb))
 		return;
-	/* Record it so fsck knows the filesystem needs a check. */
 	lock_buffer(sbi->sbh);
 	spin_lock(&sbi->err_lock);
 	if (!raw->s_error_count) {
@@ -67,6 +60,40 @@ void __stalefs_error(struct super_block *sb, const char *func, u32 ino, u64 bloc
 	spin_unlock(&sbi->err_lock);
 	unlock_buffer(sbi->sbh);
 	stalefs_dirty_held(sbi->sbh);
+}
+
+/*
+ * Recorded for fsck, without the errors= reaction: for what the module can
+ * refuse without going on with damaged state (a stale file found out of
+ * confinement is not read, and nothing else needs stopping).
+ */
+void __stalefs_note_error(struct super_block *sb, const char *func, u32 ino, u64 block,
+			  const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	record_error(sb, func, ino, block, &vaf);
+	va_end(args);
+}
+
+void __stalefs_error(struct super_block *sb, const char *func, u32 ino, u64 block,
+		     const char *fmt, ...)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	record_error(sb, func, ino, block, &vaf);
+	va_end(args);
+	if (!sbi->raw || sb_rdonly(sb) || stalefs_forced_shutdown(sb))
+		return;
 
 	switch (sbi->errors) {
 	case STALEFS_ERRORS_PANIC:
@@ -168,6 +195,7 @@ static struct inode *stalefs_alloc_inode(struct super_block *sb)
 	ei->i_converting = false;
 	ei->i_sync_tid = ei->i_datasync_tid = 0;
 	ei->i_save_pending = false;
+	ei->i_stale_reported = 0;
 	ei->i_pending_edits = 0;
 	INIT_LIST_HEAD(&ei->i_save_node);
 	memset(ei->i_data, 0, sizeof(ei->i_data));
@@ -521,10 +549,6 @@ static int stalefs_fill_super(struct super_block *sb, struct fs_context *fc)
 	err = stalefs_journal_load(sb, fc, sb_rdonly(sb));
 	if (err)
 		goto fail;
-	/* stale.c: arm NO_HIDE_STALE, recording the permitted group if need be */
-	err = stalefs_stale_mount(sb, fc, opts->stale_gid_set, opts->stale_gid, sb_rdonly(sb));
-	if (err)
-		goto fail;
 
 	sb->s_magic = STALEFS_SUPER_MAGIC;
 	sb->s_op = &stalefs_sops;
@@ -544,6 +568,11 @@ static int stalefs_fill_super(struct super_block *sb, struct fs_context *fc)
 		err = -EUCLEAN;
 		goto fail;
 	}
+	/* stale.c: arm NO_HIDE_STALE, recording the permitted group if need be (it counts
+	 * the groups' stale inodes, so the descriptors come first). */
+	err = stalefs_stale_mount(sb, fc, opts->stale_gid_set, opts->stale_gid, sb_rdonly(sb));
+	if (err)
+		goto fail;
 	/* The descriptors are authoritative; the superblock holds summaries. */
 	sbi->free_blocks = stalefs_count_free_blocks(sb);
 	/* 2% of the filesystem, at most 4096 blocks: ext4's reserve for conversion. */

@@ -64,22 +64,28 @@ static bool caller_in_group(gid_t gid)
 	return false;
 }
 
-/* EPERM has two causes; tell the user which one applies. */
+/* EPERM has three causes; tell the user which one applies. */
 static void explain_eperm(int fd, const char *file)
 {
 	struct stalefs_stale_info info;
 	struct stat st;
 
 	if (fstat(fd, &st) == 0 && ioctl(fd, STALEFS_IOC_STALE_INFO, &info) == 0) {
-		if (st.st_gid != info.stale_gid || (st.st_mode & S_IROTH)) {
+		if (st.st_gid != info.stale_gid || (st.st_mode & S_IRWXO)) {
 			fprintf(stderr, "%s: %s: file not confined: it must belong to the permitted group %u "
-					"(it belongs to %u) and must not be readable by others (mode %04o)\n",
+					"(it belongs to %u) and give others no permission at all (mode %04o)\n",
 				prog, file, info.stale_gid, (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777));
 			return;
 		}
 		if (!caller_in_group(info.stale_gid)) {
 			fprintf(stderr, "%s: %s: not in the group: only members of group %u (or holders of "
 					"CAP_SYS_RAWIO) may allocate stale blocks\n", prog, file, info.stale_gid);
+			return;
+		}
+		if (st.st_uid != geteuid()) {
+			fprintf(stderr, "%s: %s: not the owner: only the file's owner (uid %u, or a holder of "
+					"CAP_SYS_RAWIO) may allocate stale blocks in it\n", prog, file,
+				(unsigned)st.st_uid);
 			return;
 		}
 	}
@@ -155,6 +161,10 @@ int main(int argc, char **argv)
 		break;
 	case EPERM:
 		explain_eperm(fd, file);
+		break;
+	case EAGAIN:
+		fprintf(stderr, "%s: %s: open elsewhere: another process has the file open or mapped, "
+				"and could read what the new blocks hold; close it and try again\n", prog, file);
 		break;
 	case ENOTTY:
 		fprintf(stderr, "%s: %s: not a stalefs file (the ioctl is unknown here)\n", prog, file);

@@ -46,6 +46,7 @@ static const char *const rule_msgs[STALEFS_R_MAX] = {
 	[STALEFS_R_BG_BLOCK_BITMAP_CSUM] = "block bitmap checksum does not match",
 	[STALEFS_R_BG_INODE_BITMAP_CSUM] = "inode bitmap checksum does not match",
 	[STALEFS_R_BG_ORPHANS] = "group orphan count exceeds inodes per group",
+	[STALEFS_R_BG_STALE_COUNT] = "group stale inode count exceeds inodes per group",
 	[STALEFS_R_INODE_CSUM] = "inode checksum does not match",
 	[STALEFS_R_INODE_INO] = "inode does not carry its own number",
 	[STALEFS_R_INODE_MODE] = "inode mode has no valid file type",
@@ -217,6 +218,8 @@ int stalefs_verify_desc(const struct stalefs_geom *g, u32 group, const struct st
 		return STALEFS_R_BG_FLAGS;
 	if (le32_to_cpu(d->bg_orphan_count) > g->inodes_per_group)
 		return STALEFS_R_BG_ORPHANS;
+	if (le32_to_cpu(d->bg_stale_count) > g->inodes_per_group)
+		return STALEFS_R_BG_STALE_COUNT;
 	return 0;
 }
 

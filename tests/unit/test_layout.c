@@ -84,7 +84,7 @@ static const struct field fields[] = {
 	F(stalefs_group_desc, bg_inode_bitmap_csum, 0x30, 4),
 	F(stalefs_group_desc, bg_checksum, 0x34, 4),
 	F(stalefs_group_desc, bg_orphan_count, 0x38, 4),
-	F(stalefs_group_desc, bg_reserved, 0x3C, 4),
+	F(stalefs_group_desc, bg_stale_count, 0x3C, 4),
 
 	F(stalefs_inode, i_mode, 0x00, 2),
 	F(stalefs_inode, i_links_count, 0x02, 2),

@@ -182,6 +182,7 @@ M(bg_bb_csum_uninit, D.bg_flags = cpu_to_le16(STALEFS_BG_BLOCK_UNINIT))	/* unini
 M(bg_ib_csum, D.bg_inode_bitmap_csum = cpu_to_le32(le32_to_cpu(D.bg_inode_bitmap_csum) + 1))
 M(bg_ib_csum_uninit, D.bg_flags = cpu_to_le16(STALEFS_BG_INODE_UNINIT))
 M(bg_orphans, D.bg_orphan_count = cpu_to_le32(c->g.inodes_per_group + 1))
+M(bg_stale_count, D.bg_stale_count = cpu_to_le32(c->g.inodes_per_group + 1))
 
 /* inode */
 M(in_csum, IN.i_size = cpu_to_le64(le64_to_cpu(IN.i_size) + 1))
@@ -306,6 +307,7 @@ static const struct vcase cases[] = {
 	C(R_BG_INODE_BITMAP_CSUM, K_IB_CSUM, bg_ib_csum),
 	C(R_BG_INODE_BITMAP_CSUM, K_IB_CSUM, bg_ib_csum_uninit),
 	C(R_BG_ORPHANS, K_DESC, bg_orphans),
+	C(R_BG_STALE_COUNT, K_DESC, bg_stale_count),
 
 	C(R_INODE_CSUM, K_INODE_CSUM, in_csum),
 	C(R_INODE_INO, K_INODE, in_ino),

@@ -1,7 +1,8 @@
 #!/bin/bash
-# Confinement: while a file holds STALE extents, chgrp to another group and
-# chmod o+r fail with EPERM for root and owner alike, armed or not, across a
-# remount; keeping the gid, the permitted gid and modes without o+r pass.
+# Confinement: while a file holds STALE extents, chown to another owner,
+# chgrp to another group and chmod o+r fail with EPERM for root and owner
+# alike, armed or not, across a remount; keeping the owner and gid, the
+# permitted gid and modes without bits for others pass.
 # The STALE marks go when their blocks are punched, truncated away,
 # zero-ranged or rewritten as a whole extent (buffered or direct) - then the
 # file may escape; a partial punch, truncate, zero or write keeps them.
@@ -49,7 +50,8 @@ for n in f p t z w d part; do stale_file $n; done
 
 note "armed: refused; harmless changes pass"
 confined f
-assert_ok chown 0 $mnt/f
+assert_errno EPERM chown 0 $mnt/f
+assert_errno EPERM chown $OTHER $mnt/f
 assert_ok chown $MEMBER:$G $mnt/f
 assert_ok chgrp $G $mnt/f
 assert_ok chmod 0640 $mnt/f
