@@ -16,8 +16,8 @@ $(POWERCUT_CHECK): $(BUILD)/tests/robust/powercut-check.o
 # ---- power cuts with a volatile write cache (issue 13 part 5) ----
 # cache-cut makes the disk a power cut leaves when the device's cache loses
 # an arbitrary subset of the writes since the last flush (cache-model.h);
-# cache-model-test checks the model on synthetic logs, on the host,
-# normally and with ASan+UBSan.
+# cache-model-test checks the model
+# on synthetic logs, on the host, normally and with ASan+UBSan.
 CACHE_CUT := $(BUILD)/cache-cut
 CACHE_MODEL_TEST := $(BUILD)/tests/robust/cache-model-test
 PROGRAMS += $(CACHE_CUT)
@@ -31,7 +31,7 @@ $(CACHE_MODEL_TEST): $(BUILD)/tests/robust/cache-model-test.o $(BUILD)/tests/rob
 	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs check 2>/dev/null)
 
 .PHONY: cache-model-test check-cache-model
-cache-model-test: $(CACHE_MODEL_TEST) $(CACHE_CUT)
+cache-model-test: $(CACHE_MODEL_TEST) $(CACHE_CUT) $(POWERCUT_CHECK)
 SAN_EXTRA_TARGETS += cache-model-test
 CHECK_TARGETS += check-cache-model
 check-cache-model:
@@ -40,6 +40,9 @@ check-cache-model:
 	build/tests/robust/cache-model-test build/cache-cut
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		build/san/tests/robust/cache-model-test build/san/cache-cut
+	tests/robust/powercut-check-test build/powercut-check
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		tests/robust/powercut-check-test build/san/powercut-check
 
 # Soak: >= 500 cut points over several recorded workloads (not in make check).
 
