@@ -16,13 +16,19 @@ $(POWERCUT_CHECK): $(BUILD)/tests/robust/powercut-check.o
 # ---- power cuts with a volatile write cache (issue 13 part 5) ----
 # cache-cut makes the disk a power cut leaves when the device's cache loses
 # an arbitrary subset of the writes since the last flush (cache-model.h);
-# cache-model-test checks the model
-# on synthetic logs, on the host, normally and with ASan+UBSan.
+# cache-workload records the workloads.  Both run inside the VM (tests/vm/
+# scenarios/robust-powercut-cache*.sh).  cache-model-test checks the model
+# on synthetic logs and powercut-check-test the checker on plain
+# directories, on the host, normally and with ASan+UBSan.
 CACHE_CUT := $(BUILD)/cache-cut
+CACHE_WORKLOAD := $(BUILD)/cache-workload
 CACHE_MODEL_TEST := $(BUILD)/tests/robust/cache-model-test
-PROGRAMS += $(CACHE_CUT)
+PROGRAMS += $(CACHE_CUT) $(CACHE_WORKLOAD)
 
 $(CACHE_CUT): $(BUILD)/tests/robust/cache-cut.o $(BUILD)/tests/robust/cache-model.o $(BUILD)/tests/robust/logwrites.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(CACHE_WORKLOAD): $(BUILD)/tests/robust/cache-workload.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/tests/robust/cache-model-test.o: CFLAGS += $(shell pkg-config --cflags check 2>/dev/null)
