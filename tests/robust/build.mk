@@ -57,6 +57,15 @@ powercut-soak: kernel programs
 	tests/vm/run-vm --timeout 10800 tests/vm/soak/robust-powercut-soak.sh
 SOAK_TARGETS += powercut-soak
 
+# The volatile-cache power cuts' soak: >= 500 cut points on stalefs, and the
+# same on ext4, the reference that shows the model and the checks are sound.
+.PHONY: powercut-cache-soak powercut-cache-soak-ext4
+powercut-cache-soak: kernel programs
+	tests/vm/run-vm --timeout 10800 tests/vm/soak/robust-powercut-cache-soak.sh
+powercut-cache-soak-ext4: programs
+	tests/vm/run-vm --timeout 10800 tests/vm/soak/robust-powercut-cache-ext4-soak.sh
+SOAK_TARGETS += powercut-cache-soak powercut-cache-soak-ext4
+
 # ---- damaged images (issue 8 part 1) ----
 # walk-fs: the one-process walk and change of a mounted image the VM scenarios run.
 WALK_FS := $(BUILD)/walk-fs
