@@ -1,7 +1,8 @@
 #!/bin/bash
-# The soak of robust-powercut-cache on ext4, the reference: the same cut
-# points as robust-powercut-cache-soak.sh (at least 500), minus the
-# NO_HIDE_STALE part.  ext4 must pass them all.
+# The soak of robust-powercut-cache on ext4, the reference: the same kinds
+# of cut points as robust-powercut-cache-soak.sh (every mark, every flush,
+# random points; at least 500), minus the NO_HIDE_STALE part.  ext4 must
+# pass them all.
 # needs: dm-log-writes
 # disk: pcdata:32M
 # disk: pclog:1G
