@@ -118,27 +118,32 @@ kinds_of() {
 	return 0
 }
 
-# cut_failed WHY: record it, keep the replayed image and the log (up to
-# SAVE_MAX), go on with the next cut; the scenario fails at the end.
+# cut_failed WHY: record it; keep the workload's log (every failing cut can
+# be rebuilt from it and its seed) and the cut's disk when it is the first
+# of its workload with this kind of failure (up to SAVE_MAX disks); go on
+# with the next cut, the scenario fails at the end.
+declare -A saved_kind=()
 cut_failed() {
-	local k
+	local k first=''
 	failed_points=$((failed_points + 1))
 	while IFS= read -r k; do
-		[[ -n $k ]] && kinds[$k]=$((${kinds[$k]:-0} + 1))
+		[[ -n $k ]] || continue
+		kinds[$k]=$((${kinds[$k]:-0} + 1))
+		first=${first:-$k}
 	done < <(kinds_of "$1")
-	local id="$FS-$wl-r$round_no-cut$E-seed$seed-${mode/:/-}"
+	local id="$FS-$wl-r$round_no-cut$E-seed$seed-${mode/:/-}" logname="$FS-$wl-r$round_no"
 	echo "FAILED: $FS $wl r$round_no cut $E/$n e<=$upto seed $seed $mode => $1" |
 		tee -a "$R/failures.txt"
-	if ((saved < SAVE_MAX)); then
+	if [[ ! -e $R/$logname.log ]]; then
+		head -c "$log_bytes" "$log" >"$R/$logname.log"
+		cp "$W/entries" "$R/$logname.entries"
+	fi
+	if ((saved < SAVE_MAX)) && [[ -z ${saved_kind[$logname:$first]:-} ]]; then
 		saved=$((saved + 1))
+		saved_kind[$logname:$first]=1
 		# BASE is still at this cut's window start: the same disk again.
 		"$CUT" make "$log" "$W/base.img" "$window" "$R/$id.img" "$E" "$seed" "$mode" >/dev/null
-		if [[ ! -e $R/$FS-$wl-r$round_no.log ]]; then
-			head -c "$log_bytes" "$log" >"$R/$FS-$wl-r$round_no.log"
-			cp "$W/entries" "$R/$FS-$wl-r$round_no.entries"
-		fi
-		echo "  image: $id.img (the replayed disk, before mount); log: $FS-$wl-r$round_no.log" |
-			tee -a "$R/failures.txt"
+		echo "  image: $id.img (the disk before mount)" | tee -a "$R/failures.txt"
 	fi
 }
 
