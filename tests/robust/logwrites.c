@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Reading a dm-log-writes log: see logwrites.h for the layout. */
+/* Reading (and, for tests, writing) a dm-log-writes log: see logwrites.h for the layout. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -131,6 +131,49 @@ int lw_next(struct lw_log *log, struct lw_entry *e)
 	return 1;
 }
 
+void lw_rewind(struct lw_log *log)
+{
+	log->next_off = log->sectorsize;
+	log->next_index = 0;
+}
+
+int lw_has_data(const struct lw_entry *e)
+{
+	return !(e->flags & (LW_MARK | LW_DISCARD)) && e->nr_sectors;
+}
+
+int lw_apply(const struct lw_log *log, const struct lw_entry *e, int img, uint64_t img_size,
+	     const char *img_path)
+{
+	static char buf[1 << 20];
+	uint64_t len = e->nr_sectors * log->sectorsize;
+	uint64_t from = e->data_off, to = e->sector * log->sectorsize;
+
+	if (e->sector > img_size / log->sectorsize || len > img_size - to) {
+		fprintf(stderr, "%s: entry %llu writes sectors %llu+%llu, past the end of %s\n", log->path,
+			(unsigned long long)e->index, (unsigned long long)e->sector,
+			(unsigned long long)e->nr_sectors, img_path);
+		return -1;
+	}
+	while (len) {
+		size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
+		if (pread(log->fd, buf, n, (off_t)from) != (ssize_t)n) {
+			fprintf(stderr, "%s: entry %llu: cannot read its data\n", log->path,
+				(unsigned long long)e->index);
+			return -1;
+		}
+		if (pwrite(img, buf, n, (off_t)to) != (ssize_t)n) {
+			fprintf(stderr, "%s: write at %llu: %s\n", img_path, (unsigned long long)to,
+				strerror(errno));
+			return -1;
+		}
+		len -= n;
+		from += n;
+		to += n;
+	}
+	return 0;
+}
+
 const char *lw_flag_string(const struct lw_entry *e, char buf[8])
 {
 	char *p = buf;
@@ -156,4 +199,95 @@ void lw_close(struct lw_log *log)
 	if (log->fd >= 0)
 		close(log->fd);
 	log->fd = -1;
+}
+
+/* ---- writing (tests) ---- */
+
+static void put_le64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static int write_at(const struct lw_writer *w, const void *buf, size_t len, uint64_t off)
+{
+	if (pwrite(w->fd, buf, len, (off_t)off) == (ssize_t)len)
+		return 0;
+	fprintf(stderr, "%s: write at %llu: %s\n", w->path, (unsigned long long)off, strerror(errno));
+	return -1;
+}
+
+int lw_create(struct lw_writer *w, const char *path, uint32_t sectorsize)
+{
+	memset(w, 0, sizeof(*w));
+	w->path = path;
+	w->sectorsize = sectorsize;
+	w->next_off = sectorsize;
+	if (sectorsize < 512 || sectorsize > 65536 || (sectorsize & (sectorsize - 1))) {
+		fprintf(stderr, "%s: bad sector size %u\n", path, sectorsize);
+		return -1;
+	}
+	w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int lw_append(struct lw_writer *w, uint32_t flags, uint64_t sector, uint64_t nr_sectors,
+	      const void *data, const char *mark)
+{
+	unsigned char hdr[65536];
+	size_t mark_len = mark ? strlen(mark) : 0;
+
+	if (!!(flags & LW_MARK) != !!mark || mark_len > w->sectorsize - 32 || (flags & ~LW_KNOWN_FLAGS)) {
+		fprintf(stderr, "%s: entry %llu: bad flags 0x%x or mark\n", w->path,
+			(unsigned long long)w->nr_entries, flags);
+		return -1;
+	}
+	memset(hdr, 0, w->sectorsize);
+	put_le64(hdr, sector);
+	put_le64(hdr + 8, nr_sectors);
+	put_le64(hdr + 16, flags);
+	put_le64(hdr + 24, mark_len);
+	if (mark_len)
+		memcpy(hdr + 32, mark, mark_len);
+	if (write_at(w, hdr, w->sectorsize, w->next_off))
+		return -1;
+	w->next_off += w->sectorsize;
+	/* As the kernel target: marks, discards and flushes without data carry none. */
+	if (!(flags & (LW_MARK | LW_DISCARD)) && nr_sectors) {
+		uint64_t len = nr_sectors * w->sectorsize;
+		if (!data) {
+			fprintf(stderr, "%s: entry %llu: no data\n", w->path, (unsigned long long)w->nr_entries);
+			return -1;
+		}
+		if (write_at(w, data, (size_t)len, w->next_off))
+			return -1;
+		w->next_off += len;
+	}
+	w->nr_entries++;
+	return 0;
+}
+
+int lw_finish(struct lw_writer *w)
+{
+	unsigned char super[512];
+	int rc = 0;
+
+	memset(super, 0, sizeof(super));
+	put_le64(super, LW_MAGIC);
+	put_le64(super + 8, LW_VERSION);
+	put_le64(super + 16, w->nr_entries);
+	for (int i = 0; i < 4; i++)
+		super[24 + i] = (unsigned char)(w->sectorsize >> (8 * i));
+	if (write_at(w, super, sizeof(super), 0))
+		rc = -1;
+	if (close(w->fd) < 0) {
+		fprintf(stderr, "%s: %s\n", w->path, strerror(errno));
+		rc = -1;
+	}
+	w->fd = -1;
+	return rc;
 }

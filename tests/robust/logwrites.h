@@ -51,8 +51,43 @@ struct lw_log {
 int lw_open(struct lw_log *log, const char *path);
 /* Read the next entry: 1 when read, 0 at the end, -1 (message printed) on a bad entry. */
 int lw_next(struct lw_log *log, struct lw_entry *e);
+/* Back to entry 0, so a second pass can follow the first. */
+void lw_rewind(struct lw_log *log);
+/* Does the entry put data on the disk (not a mark, discard or empty flush)? */
+int lw_has_data(const struct lw_entry *e);
+/*
+ * Copy entry e's data from the log onto img (img_size bytes, named
+ * img_path in messages): 0, or -1 with a message (past the image's end,
+ * read or write error).
+ */
+int lw_apply(const struct lw_log *log, const struct lw_entry *e, int img, uint64_t img_size,
+	     const char *img_path);
 /* "W", "F", "WU", "M"...: W data written, F flush, U FUA, D discard, M mark. */
 const char *lw_flag_string(const struct lw_entry *e, char buf[8]);
 void lw_close(struct lw_log *log);
+
+/*
+ * Writing a log, for tests that need one with a known shape (the kernel
+ * target writes the real ones): create, append entries in order, finish
+ * (writes the super with the entry count).  Each returns 0, or -1 with a
+ * message on stderr.
+ */
+struct lw_writer {
+	int fd;
+	const char *path;
+	uint32_t sectorsize;
+	uint64_t nr_entries;
+	uint64_t next_off;
+};
+
+int lw_create(struct lw_writer *w, const char *path, uint32_t sectorsize);
+/*
+ * One entry: flags (LW_*), where it lands and how long, in sectorsize
+ * units; data (nr_sectors sectors) unless a mark, discard or flush without
+ * data; mark the name of a mark (LW_MARK), else NULL.
+ */
+int lw_append(struct lw_writer *w, uint32_t flags, uint64_t sector, uint64_t nr_sectors,
+	      const void *data, const char *mark);
+int lw_finish(struct lw_writer *w);
 
 #endif

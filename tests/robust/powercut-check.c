@@ -14,17 +14,25 @@
  *           was made durable is gone;
  *         - no regular file anywhere (lost+found included) reads the fill
  *           pattern, except the inodes the workload allocated with
- *           NO_HIDE_STALE.
+ *           NO_HIDE_STALE;
+ *         - when EVENTS registers file ids (cache-workload does), every
+ *           16-byte record of every regular file is zeros, or a data
+ *           record (data-record.h) of an id registered for that inode at
+ *           that very offset, or (NO_HIDE_STALE inodes) the fill pattern:
+ *           anything else is data the file was never given (another
+ *           file's, or misplaced).
  *
  * EVENTS lines (paths relative to MNT, in the order they happened):
  *   N sync PATH COPY     fsync of PATH returned; COPY holds its content
  *   N touch PATH         PATH is about to change: no promise until next sync
  *   N gone PATH          unlink of PATH and fsync of its directory returned
  *   N stale-ino INO      inode INO holds NO_HIDE_STALE blocks (never freed)
+ *   N file-id ID INO     the workload created inode INO as file ID (an
+ *                        inode number may be reused: it keeps every ID)
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,9 +42,11 @@
 #include <sys/stat.h>
 #include <linux/fs.h>
 #include "fill-pattern.h"
+#include "data-record.h"
 
 #define MAX_PATHS 512
 #define MAX_STALE 64
+#define MAX_IDS 8192
 
 enum promise { NONE, CONTENT, GONE };
 
@@ -48,8 +58,14 @@ static struct {
 static int npaths;
 static uint64_t stale_inos[MAX_STALE];
 static int nstale;
+static struct {
+	uint32_t id;
+	uint64_t ino;
+} ids[MAX_IDS];
+static int nids;
+static unsigned long long checked_records;
 static int failures;
-static long scanned_files, stale_pattern_files;
+static long scanned_files, stale_pattern_files, stale_pattern_records;
 static unsigned long long scanned_bytes;
 
 static void usage(void)
@@ -136,6 +152,13 @@ static void read_events(const char *file, long upto)
 				exit(2);
 			}
 			stale_inos[nstale++] = strtoull(a, NULL, 10);
+		} else if (!strcmp(what, "file-id") && k == 4) {
+			if (nids == MAX_IDS) {
+				fprintf(stderr, "%s:%d: too many file ids\n", file, lineno);
+				exit(2);
+			}
+			ids[nids].id = (uint32_t)strtoul(a, NULL, 10);
+			ids[nids++].ino = strtoull(b, NULL, 10);
 		} else if (!strcmp(what, "sync") && k == 4) {
 			int i = path_slot(a);
 			paths[i].what = CONTENT;
@@ -198,6 +221,7 @@ static void check_content(int mnt, int i)
 	close(cfd);
 }
 
+
 static int is_stale_ino(uint64_t ino)
 {
 	for (int i = 0; i < nstale; i++)
@@ -206,19 +230,71 @@ static int is_stale_ino(uint64_t ino)
 	return 0;
 }
 
-static int scan_one(const char *fpath, const struct stat *st, int type, struct FTW *ftw)
+static int id_of_ino(uint32_t id, uint64_t ino)
+{
+	for (int i = 0; i < nids; i++)
+		if (ids[i].id == id && ids[i].ino == ino)
+			return 1;
+	return 0;
+}
+
+/*
+ * The record check (file ids registered): 1 when every whole record of
+ * buf, read at file offset off, is one the file may hold; else the first
+ * bad one is reported as a failure and 0 returned.
+ */
+static int records_ok(const char *fpath, const struct stat *st, const unsigned char *buf, size_t n,
+		      uint64_t off)
+{
+	static const unsigned char zero[DATA_RECORD];
+
+	for (size_t i = 0; i + DATA_RECORD <= n; i += DATA_RECORD) {
+		const unsigned char *r = buf + i;
+		uint64_t at, block, where = off + i;
+		uint32_t id;
+
+		checked_records++;
+		if (!memcmp(r, zero, DATA_RECORD))
+			continue;
+		if (data_parse(r, &id, &at)) {
+			if (at == where / DATA_RECORD && id_of_ino(id, (uint64_t)st->st_ino))
+				continue;
+			printf("FAIL: %s (inode %" PRIu64 ") reads at byte %" PRIu64 " data written as %s"
+			       " (file id %" PRIu32 ", byte %" PRIu64 "): not this file's data at this place\n",
+			       fpath, (uint64_t)st->st_ino, where,
+			       id_of_ino(id, (uint64_t)st->st_ino) ? "its own" : "another file's", id,
+			       at * DATA_RECORD);
+			return 0;
+		}
+		if (fill_find(r, DATA_RECORD, &block) == 0) {
+			if (is_stale_ino(st->st_ino)) {
+				stale_pattern_records++;
+				continue;
+			}
+			printf("FAIL: %s (inode %" PRIu64 ") reads disk block %" PRIu64
+			       "'s old contents at byte %" PRIu64 ": stale data exposed\n",
+			       fpath, (uint64_t)st->st_ino, block, where);
+			return 0;
+		}
+		printf("FAIL: %s (inode %" PRIu64 ") reads bytes at %" PRIu64
+		       " that no write of the workload made (neither zeros, nor its data, nor the fill pattern)\n",
+		       fpath, (uint64_t)st->st_ino, where);
+		return 0;
+	}
+	return 1;
+}
+
+/* Scan one regular file for data it was never given. */
+static void scan_one(const char *fpath, const struct stat *st)
 {
 	static unsigned char buf[1 << 20];
 	uint64_t off = 0, block;
-	(void)ftw;
 
-	if (type != FTW_F || !S_ISREG(st->st_mode))
-		return 0;
 	int fd = open(fpath, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		printf("FAIL: %s: cannot open: %s\n", fpath, strerror(errno));
 		failures++;
-		return 0;
+		return;
 	}
 	scanned_files++;
 	for (;;) {
@@ -231,6 +307,14 @@ static int scan_one(const char *fpath, const struct stat *st, int type, struct F
 		if (!n)
 			break;
 		scanned_bytes += (unsigned long long)n;
+		if (nids) {
+			if (!records_ok(fpath, st, buf, (size_t)n, off)) {
+				failures++;
+				break;
+			}
+			off += (uint64_t)n;
+			continue;
+		}
 		long at = fill_find(buf, (size_t)n, &block);
 		if (at >= 0) {
 			if (is_stale_ino(st->st_ino)) {
@@ -246,7 +330,58 @@ static int scan_one(const char *fpath, const struct stat *st, int type, struct F
 		off += (uint64_t)n;
 	}
 	close(fd);
-	return 0;
+}
+
+/*
+ * Every regular file under path (dirfd open on it), not crossing into
+ * other mounts.  An entry the file system cannot stat or read is a
+ * failure, and the walk goes on with the rest (nftw would stop there).
+ */
+static void walk(int dirfd, const char *path, dev_t dev)
+{
+	DIR *d = fdopendir(dirfd);
+	struct dirent *de;
+
+	if (!d) {
+		printf("FAIL: %s: cannot read the directory: %s\n", path, strerror(errno));
+		failures++;
+		close(dirfd);
+		return;
+	}
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de)
+			break;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		char sub[4096];
+		struct stat st;
+		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			printf("FAIL: %s: cannot stat: %s\n", sub, strerror(errno));
+			failures++;
+			continue;
+		}
+		if (st.st_dev != dev)
+			continue;
+		if (S_ISREG(st.st_mode)) {
+			scan_one(sub, &st);
+		} else if (S_ISDIR(st.st_mode)) {
+			int fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (fd < 0) {
+				printf("FAIL: %s: cannot open the directory: %s\n", sub, strerror(errno));
+				failures++;
+				continue;
+			}
+			walk(fd, sub, dev);
+		}
+	}
+	if (errno) {
+		printf("FAIL: %s: reading the directory: %s\n", path, strerror(errno));
+		failures++;
+	}
+	closedir(d);
 }
 
 static int verify(const char *mnt_path, const char *events, const char *upto_arg)
@@ -280,14 +415,18 @@ static int verify(const char *mnt_path, const char *events, const char *upto_arg
 		}
 	}
 	close(mnt);
-	if (nftw(mnt_path, scan_one, 16, FTW_PHYS | FTW_MOUNT) < 0) {
-		fprintf(stderr, "%s: walk: %s\n", mnt_path, strerror(errno));
+	struct stat root;
+	int rootfd = open(mnt_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0 || fstat(rootfd, &root) < 0) {
+		fprintf(stderr, "%s: %s\n", mnt_path, strerror(errno));
 		return 2;
 	}
-	printf("%s: %d fsynced files checked, %d unlinks checked, %ld files scanned (%llu bytes), "
-	       "%ld NO_HIDE_STALE files show the pattern, %d failures\n",
+	walk(rootfd, mnt_path, root.st_dev);
+	printf("%s: %d fsynced files checked, %d unlinks checked, %ld files scanned (%llu bytes%s), "
+	       "%ld NO_HIDE_STALE %s the pattern, %d failures\n",
 	       failures ? "FAIL" : "ok", verified, gone, scanned_files, scanned_bytes,
-	       stale_pattern_files, failures);
+	       nids ? ", every record" : "", nids ? stale_pattern_records : stale_pattern_files,
+	       nids ? "records show" : "files show", failures);
 	return failures ? 1 : 0;
 }
 

@@ -80,36 +80,6 @@ static uint64_t image_size(int fd, const char *path)
 	return size;
 }
 
-/* Copy one entry's data from the log onto the image. */
-static int apply(const struct lw_log *log, const struct lw_entry *e, int img, uint64_t img_size,
-		 const char *img_path)
-{
-	static char buf[1 << 20];
-	uint64_t len = e->nr_sectors * log->sectorsize;
-	uint64_t from = e->data_off, to = e->sector * log->sectorsize;
-
-	if (e->sector > img_size / log->sectorsize || len > img_size - to) {
-		fprintf(stderr, "%s: entry %" PRIu64 " writes sectors %" PRIu64 "+%" PRIu64
-			", past the end of %s\n", log->path, e->index, e->sector, e->nr_sectors, img_path);
-		return -1;
-	}
-	while (len) {
-		size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
-		if (pread(log->fd, buf, n, (off_t)from) != (ssize_t)n) {
-			fprintf(stderr, "%s: entry %" PRIu64 ": cannot read its data\n", log->path, e->index);
-			return -1;
-		}
-		if (pwrite(img, buf, n, (off_t)to) != (ssize_t)n) {
-			fprintf(stderr, "%s: write at %" PRIu64 ": %s\n", img_path, to, strerror(errno));
-			return -1;
-		}
-		len -= n;
-		from += n;
-		to += n;
-	}
-	return 0;
-}
-
 static int replay(const char *path, const char *img_path, uint64_t from, uint64_t to)
 {
 	struct lw_log log;
@@ -134,9 +104,9 @@ static int replay(const char *path, const char *img_path, uint64_t from, uint64_
 	}
 	uint64_t img_size = image_size(img, img_path);
 	while ((r = lw_next(&log, &e)) == 1 && e.index < to) {
-		if (e.index < from || (e.flags & (LW_MARK | LW_DISCARD)))
+		if (e.index < from || !lw_has_data(&e))
 			continue;
-		if (apply(&log, &e, img, img_size, img_path))
+		if (lw_apply(&log, &e, img, img_size, img_path))
 			break;
 	}
 	if (r >= 0 && (r == 0 || e.index >= to))

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cache-cut: the disk after a power cut with a volatile write cache, from a
+ * dm-log-writes log (the model is in cache-model.h).
+ *
+ *   cache-cut plan LOG CUT SEED MODE
+ *       print what a cut at entry CUT keeps and drops (no image touched)
+ *   cache-cut make LOG BASE FROM IMAGE CUT SEED MODE
+ *       BASE holds the disk after entries [0, FROM) (a filled image for
+ *       FROM = 0).  Bring BASE forward to the cut's window start W (apply
+ *       [FROM, W); FROM must not be past W), copy it to IMAGE, then put on
+ *       IMAGE what the cut keeps of [W, CUT).  Cuts taken in increasing
+ *       order thus cost one pass over the log for BASE in all, and BASE
+ *       never holds anything a later cut could lose.
+ *
+ * MODE: all | none | random | random:PERCENT (the chance that a write in
+ * the cache survives).  Both print one line:
+ *   cut CUT seed SEED MODE: window W: N cached, K kept, D dropped, F FUA
+ *   [, A order-ambiguous]; kept RANGES; dropped RANGES
+ * where RANGES lists log entry indices (a-b for runs).  The same LOG,
+ * CUT, SEED and MODE always give the same disk.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <linux/fs.h>
+#include "cache-model.h"
+
+static void usage(void)
+{
+	fprintf(stderr, "Usage: cache-cut plan LOG CUT SEED MODE\n"
+			"       cache-cut make LOG BASE FROM IMAGE CUT SEED MODE\n"
+			"MODE: all | none | random | random:PERCENT\n");
+	exit(2);
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* The indices of the cached writes whose kept flag is want, as runs a-b. */
+static void print_runs(const struct cm_plan *p, int want)
+{
+	const char *sep = "";
+	uint64_t i = 0;
+
+	while (i < p->nr_cached) {
+		if (p->kept[i] != want) {
+			i++;
+			continue;
+		}
+		uint64_t j = i;
+		while (j + 1 < p->nr_cached && p->kept[j + 1] == want && p->cached[j + 1] == p->cached[j] + 1)
+			j++;
+		if (j == i)
+			printf("%s%" PRIu64, sep, p->cached[i]);
+		else
+			printf("%s%" PRIu64 "-%" PRIu64, sep, p->cached[i], p->cached[j]);
+		sep = ",";
+		i = j + 1;
+	}
+	if (!*sep)
+		printf("-");
+}
+
+static void print_plan(const struct cm_cut *c, const char *mode, const struct cm_plan *p)
+{
+	printf("cut %" PRIu64 " seed %" PRIu64 " %s: window %" PRIu64 ": %" PRIu64 " cached, %" PRIu64
+	       " kept, %" PRIu64 " dropped, %" PRIu64 " FUA", c->cut, c->seed, mode, p->window, p->nr_cached,
+	       p->nr_kept, p->nr_cached - p->nr_kept, p->durable_fua);
+	if (p->ambiguous)
+		printf(", %" PRIu64 " order-ambiguous", p->ambiguous);
+	printf("; kept ");
+	print_runs(p, 1);
+	printf("; dropped ");
+	print_runs(p, 0);
+	printf("\n");
+}
+
+static uint64_t file_size(int fd, const char *path)
+{
+	struct stat st;
+	uint64_t size;
+
+	if (fstat(fd, &st) < 0) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	size = (uint64_t)st.st_size;
+	if (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, &size) < 0) {
+		fprintf(stderr, "%s: size: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	return size;
+}
+
+/* Copy size bytes of from onto to: copy_file_range where the kernel can, else read/write. */
+static int copy_image(int from, const char *from_path, int to, const char *to_path, uint64_t size)
+{
+	static char buf[1 << 20];
+	uint64_t off = 0;
+
+	while (off < size) {
+		loff_t in = (loff_t)off, out = (loff_t)off;
+		ssize_t n = copy_file_range(from, &in, to, &out, (size_t)(size - off), 0);
+		if (n > 0) {
+			off += (uint64_t)n;
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
+			fprintf(stderr, "%s -> %s: %s\n", from_path, to_path, strerror(errno));
+			return -1;
+		}
+		size_t len = size - off < sizeof(buf) ? (size_t)(size - off) : sizeof(buf);
+		if (pread(from, buf, len, (off_t)off) != (ssize_t)len) {
+			fprintf(stderr, "%s: read at %" PRIu64 " failed\n", from_path, off);
+			return -1;
+		}
+		if (pwrite(to, buf, len, (off_t)off) != (ssize_t)len) {
+			fprintf(stderr, "%s: write at %" PRIu64 ": %s\n", to_path, off, strerror(errno));
+			return -1;
+		}
+		off += len;
+	}
+	if (off != size) {
+		fprintf(stderr, "%s: shorter than %" PRIu64 " bytes\n", from_path, size);
+		return -1;
+	}
+	return 0;
+}
+
+/* Apply to img every entry in [from, to) whose fate in cut c is wanted by keep(). */
+static int apply_range(struct lw_log *log, const struct cm_cut *c, const struct cm_plan *p, uint64_t from,
+		       uint64_t to, int img, const char *img_path)
+{
+	uint64_t img_size = file_size(img, img_path);
+	struct lw_entry e;
+	int r;
+
+	lw_rewind(log);
+	while ((r = lw_next(log, &e)) == 1 && e.index < to) {
+		if (e.index < from)
+			continue;
+		enum cm_fate f = cm_fate(c, p->window, &e);
+		if ((f == CM_DURABLE || f == CM_KEPT) && lw_apply(log, &e, img, img_size, img_path))
+			return -1;
+	}
+	return r < 0 ? -1 : 0;
+}
+
+static int make(struct lw_log *log, const struct cm_cut *c, const char *mode, const char *base_path,
+		uint64_t from, const char *img_path)
+{
+	struct cm_plan p;
+	int base = -1, img = -1, rc = 1;
+
+	if (cm_plan(log, c, &p))
+		return 1;
+	if (from > p.window) {
+		fprintf(stderr, "cache-cut: %s holds entries [0, %" PRIu64 "), past this cut's window start %" PRIu64
+			" (make cuts in increasing order, or start from a filled image and 0)\n",
+			base_path, from, p.window);
+		goto out;
+	}
+	base = open(base_path, O_RDWR | O_CLOEXEC);
+	if (base < 0) {
+		fprintf(stderr, "%s: %s\n", base_path, strerror(errno));
+		goto out;
+	}
+	/* Everything before the window is durable in this cut and in every later one. */
+	if (apply_range(log, c, &p, from, p.window, base, base_path))
+		goto out;
+	img = open(img_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (img < 0) {
+		fprintf(stderr, "%s: %s\n", img_path, strerror(errno));
+		goto out;
+	}
+	if (copy_image(base, base_path, img, img_path, file_size(base, base_path)))
+		goto out;
+	if (apply_range(log, c, &p, p.window, c->cut, img, img_path))
+		goto out;
+	print_plan(c, mode, &p);
+	rc = 0;
+out:
+	if (base >= 0 && close(base) < 0) {
+		fprintf(stderr, "%s: %s\n", base_path, strerror(errno));
+		rc = 1;
+	}
+	if (img >= 0 && close(img) < 0) {
+		fprintf(stderr, "%s: %s\n", img_path, strerror(errno));
+		rc = 1;
+	}
+	cm_plan_free(&p);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct lw_log log;
+	struct cm_cut c;
+	uint64_t from = 0;
+	int rc;
+
+	int is_plan = argc == 6 && !strcmp(argv[1], "plan");
+	int is_make = argc == 9 && !strcmp(argv[1], "make");
+	if (!is_plan && !is_make)
+		usage();
+	char **a = argv + (is_plan ? 3 : 6);	/* CUT SEED MODE */
+	if (parse_u64(a[0], &c.cut) || parse_u64(a[1], &c.seed) || (is_make && parse_u64(argv[4], &from))) {
+		fprintf(stderr, "cache-cut: CUT, SEED and FROM are numbers\n");
+		return 2;
+	}
+	if (cm_parse_mode(a[2], &c.keep_pct)) {
+		fprintf(stderr, "cache-cut: bad mode '%s' (all, none, random, random:PERCENT)\n", a[2]);
+		return 2;
+	}
+	if (lw_open(&log, argv[2]))
+		return 1;
+	if (is_plan) {
+		struct cm_plan p;
+		rc = cm_plan(&log, &c, &p) ? 1 : 0;
+		if (!rc)
+			print_plan(&c, a[2], &p);
+		cm_plan_free(&p);
+	} else {
+		rc = make(&log, &c, a[2], argv[3], from, argv[5]);
+	}
+	lw_close(&log);
+	return rc;
+}
