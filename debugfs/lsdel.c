@@ -120,7 +120,7 @@ DBG_CMD(do_undel)
 	u32 ino;
 	int rule, bad;
 	size_t i;
-	bool is_dir;
+	bool is_dir, stale;
 	errcode_t err;
 
 	(void)sci_idx; (void)info;
@@ -143,10 +143,19 @@ DBG_CMD(do_undel)
 				(unsigned long long)b.list[i], ino);
 			goto out;
 		}
+	stale = le32_to_cpu(inode.i_flags) & STALEFS_INODE_STALE_FL;
+	/* STALE extents need a permitted group to be confined to (S3): forgotten, none exists. */
+	if (stale && !(le32_to_cpu(dbg.fs->sb.s_feature_ro_compat) & STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE)) {
+		dbg_msg(argv[0], "inode %u holds STALE extents and no permitted group is recorded "
+			"(stale_group GID first); cannot undelete", ino);
+		goto out;
+	}
 	is_dir = (le16_to_cpu(inode.i_mode) & STALEFS_S_IFMT) == STALEFS_S_IFDIR;
 	for (i = 0; i < b.n; i++)
 		dbg_claim_block(b.list[i]);
 	dbg_claim_inode(ino, is_dir);
+	if (stale)
+		stalefs_adjust_stale_count(dbg.fs, ino, 1);
 	inode.i_links_count = cpu_to_le16(is_dir ? 2 : 1);
 	inode.i_dtime = 0;
 	stalefs_inode_set_times_now(&inode, false, false, true);

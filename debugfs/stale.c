@@ -2,9 +2,10 @@
 /*
  * lsstale: every inode holding STALE extents (or flagged as if it did), with
  * its path, owner, group, mode, stale block count, and whether it is confined
- * to the permitted group (gid == stale_gid and no read bit for others).
+ * to the permitted group (gid == stale_gid and no permission bit for others).
  */
 #include <stdlib.h>
+#include <string.h>
 #include "debugfs.h"
 #include "extwalk.h"
 #include "scan.h"
@@ -133,6 +134,81 @@ DBG_CMD(do_lsstale)
 	else
 		printf("%zu file(s), %llu block(s) stale-exposed to group %u; %zu not confined\n", c.n,
 		       (unsigned long long)c.blocks, sg, unconfined);
+out:
+	for (i = 0; i < c.n; i++)
+		free(c.v[i].path);
+	free(c.v);
+}
+
+/*
+ * stale_group [GID | -f]: show the permitted group; record one; or forget it
+ * (-f).  Both fields (s_stale_gid and the nohide_stale feature) change
+ * together, and neither a new group nor forgetting is allowed while an inode
+ * holds STALE extents: their confinement would silently change (FORMAT.md 10).
+ */
+DBG_CMD(do_stale_group)
+{
+	struct stale_ctx c = { 0 };
+	struct stalefs_super_block *sb;
+	u32 sg, gid = 0;
+	bool forget = false, set = false;
+	size_t i;
+	int err;
+
+	(void)sci_idx; (void)info;
+	if (!dbg_args(argc, argv, 0, 1, "[GID | -f]") || !dbg_need_fs(argv[0]))
+		return;
+	if (argc == 2) {
+		if (strcmp(argv[1], "-f") == 0) {
+			forget = true;
+		} else {
+			if (!dbg_parse_u32(argv[0], argv[1], "group id", &gid))
+				return;
+			if (gid == STALEFS_STALE_GID_NONE) {
+				dbg_msg(argv[0], "Bad group id - %s (4294967295 means none; use -f to forget)", argv[1]);
+				return;
+			}
+			set = true;
+		}
+		if (!dbg_need_rw(argv[0]))
+			return;
+	}
+	sb = &dbg.fs->sb;
+	sg = le32_to_cpu(sb->s_stale_gid);
+	/* The inodes themselves, not the groups' counts: those may be what is wrong. */
+	err = dbg_inode_scan(stale_inode_cb, &c);
+	if (err) {
+		dbg_err(argv[0], err < 0 ? -err : err, "scanning for stale extents");
+		goto out;
+	}
+	if (!forget && !set) {
+		if (sg == STALEFS_STALE_GID_NONE)
+			printf("No permitted group is recorded; %zu file(s) hold STALE extents.\n", c.n);
+		else
+			printf("Permitted group: %u; %zu file(s), %llu block(s) hold STALE extents.\n", sg, c.n,
+			       (unsigned long long)c.blocks);
+		goto out;
+	}
+	if (c.n && (forget || gid != sg)) {
+		fprintf(stderr, "%s: refused: %zu file(s) hold STALE extents (debugfs lsstale lists them); "
+			"punch, zero or delete them first, or fsck.stalefs -E hide_stale\n", argv[0], c.n);
+		dbg_fail();
+		goto out;
+	}
+	if (forget) {
+		sb->s_stale_gid = cpu_to_le32(STALEFS_STALE_GID_NONE);
+		sb->s_feature_ro_compat &= cpu_to_le32(~STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE);
+		if (sg == STALEFS_STALE_GID_NONE)
+			printf("No permitted group was recorded.\n");
+		else
+			printf("Permitted group %u forgotten.\n", sg);
+	} else {
+		sb->s_stale_gid = cpu_to_le32(gid);
+		sb->s_feature_ro_compat |= cpu_to_le32(STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE);
+		printf("Permitted group %u recorded.\n", gid);
+	}
+	stalefs_mark_super_dirty(dbg.fs);
+	dbg.fs->write_backups = true;
 out:
 	for (i = 0; i < c.n; i++)
 		free(c.v[i].path);

@@ -322,7 +322,7 @@ bool dbg_confined(u32 gid, u16 mode)
 {
 	u32 sg = le32_to_cpu(dbg.fs->sb.s_stale_gid);
 
-	return sg != STALEFS_STALE_GID_NONE && gid == sg && !(mode & STALEFS_S_IROTH);
+	return sg != STALEFS_STALE_GID_NONE && gid == sg && !(mode & STALEFS_S_IRWXO);
 }
 
 void json_strn(FILE *f, const char *s, size_t n)

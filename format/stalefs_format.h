@@ -266,6 +266,7 @@ STALEFS_STATIC_ASSERT(sizeof(struct stalefs_inode) == STALEFS_INODE_SIZE, "inode
 #define STALEFS_S_IFCHR		0020000
 #define STALEFS_S_IFIFO		0010000
 #define STALEFS_S_IROTH		0000004
+#define STALEFS_S_IRWXO		0000007	/* others' permission bits: none on a file holding STALE extents (S4) */
 
 /* ---- directories ---- */
 #define STALEFS_FT_UNKNOWN	0

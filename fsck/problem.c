@@ -139,8 +139,8 @@ static const struct problem table[] = {
 	  "length %N) but the filesystem records no permitted group.", P_HIDE, 0, 0 },
 	{ PR_1_S4_GID, "Stale audit (S4): inode %i holds %N stale-exposed block(s) but belongs to "
 	  "group %M, not the permitted group %j.", P_CONFINE, 0, 0 },
-	{ PR_1_S4_OTHER_READ, "Stale audit (S4): inode %i holds stale-exposed blocks and others "
-	  "may read it (mode 0%O).", P_CONFINE, 0, 0 },
+	{ PR_1_S4_OTHERS, "Stale audit (S4): inode %i holds stale-exposed blocks and others "
+	  "have permissions on it (mode 0%O).", P_CONFINE, 0, 0 },
 	{ PR_1_S4_HIDE, "Stale audit (S4): inode %i holds %N stale-exposed block(s) that escape "
 	  "the permitted group %j (group %M%s).", P_HIDE, 0, 0 },
 	{ PR_1_S5_FLAG_SET, "Stale audit (S5): inode %i holds STALE extents but its stale flag is clear.",

@@ -32,14 +32,14 @@ void stale_check_inode(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *inod
 	p.ino = ino;
 	if (has && reg && ctx->stale_gid != STALEFS_STALE_GID_NONE) {
 		u32 gid = le32_to_cpu(inode->i_gid);
-		bool bad_gid = gid != ctx->stale_gid, others = mode & STALEFS_S_IROTH;
+		bool bad_gid = gid != ctx->stale_gid, others = mode & STALEFS_S_IRWXO;
 		bool escaped = false;
 
 		p.num = stale_blocks;
 		p.num2 = gid;
 		p.ino2 = ctx->stale_gid;
 		if ((bad_gid || others) && (ctx->options & OPT_HIDE_STALE)) {
-			p.str = others ? ", readable by others" : "";
+			p.str = others ? ", with permissions for others" : "";
 			if (fix_problem(ctx, PR_1_S4_HIDE, &p)) {
 				*fixes |= FIX_HIDE;
 				has = false;
@@ -62,8 +62,8 @@ void stale_check_inode(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *inod
 				q.num = mode;
 				q.num2 = 0;
 				/* The message shows the mode; the count is in the S4 gid line if any. */
-				if (fix_problem(ctx, PR_1_S4_OTHER_READ, &q)) {
-					inode->i_mode = cpu_to_le16(mode & ~STALEFS_S_IROTH);
+				if (fix_problem(ctx, PR_1_S4_OTHERS, &q)) {
+					inode->i_mode = cpu_to_le16(mode & ~STALEFS_S_IRWXO);
 					*dirty = true;
 				} else {
 					escaped = true;

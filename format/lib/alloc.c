@@ -365,6 +365,21 @@ void stalefs_adjust_free_inodes(stalefs_fs *fs, u32 group, s64 delta)
 	fs->sb_dirty = true;
 }
 
+void stalefs_adjust_stale_count(stalefs_fs *fs, u32 ino, int delta)
+{
+	u32 group = stalefs_ino_group(&fs->geom, ino);
+	struct stalefs_group_desc *d = &fs->groups[group].desc;
+	u32 n = le32_to_cpu(d->bg_stale_count);
+
+	/* A damaged count may say 0: it stays 0 rather than wrap (fsck recounts). */
+	if (delta < 0 && n < (u32)-delta)
+		n = 0;
+	else
+		n += (u32)delta;
+	d->bg_stale_count = cpu_to_le32(n);
+	fs->groups[group].desc_dirty = true;
+}
+
 errcode_t stalefs_alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u32 *got)
 {
 	const struct stalefs_geom *g = &fs->geom;

@@ -332,6 +332,9 @@ errcode_t stalefs_extent_write(stalefs_fs *fs, u32 ino, struct stalefs_inode *in
 	}
 done:
 	inode->i_blocks = cpu_to_le64(data_blocks + node_blocks);
+	/* The group counts its STALE inodes (FORMAT.md 10, S6). */
+	if (stale != !!(le32_to_cpu(inode->i_flags) & STALEFS_INODE_STALE_FL))
+		stalefs_adjust_stale_count(fs, ino, stale ? 1 : -1);
 	if (stale)
 		inode->i_flags = cpu_to_le32(le32_to_cpu(inode->i_flags) | STALEFS_INODE_STALE_FL);
 	else

@@ -350,6 +350,9 @@ errcode_t stalefs_delete_inode(stalefs_fs *fs, u32 ino)
 		if (err)
 			return err;
 	}
+	/* The flag stays (lsdel, undel); its group counts in-use STALE inodes only (S6). */
+	if (le32_to_cpu(inode.i_flags) & STALEFS_INODE_STALE_FL)
+		stalefs_adjust_stale_count(fs, ino, -1);
 	/* Keep the rest of the inode so lsdel can show what was there. */
 	inode.i_links_count = 0;
 	inode.i_dtime = cpu_to_le64((u64)time(NULL));

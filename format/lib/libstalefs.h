@@ -132,6 +132,8 @@ errcode_t stalefs_free_inode(stalefs_fs *fs, u32 ino, bool is_dir);
  * fields do) instead of overflowing; fsck reports and rewrites them. */
 void stalefs_adjust_free_blocks(stalefs_fs *fs, u32 group, s64 delta);
 void stalefs_adjust_free_inodes(stalefs_fs *fs, u32 group, s64 delta);
+/* ino's group counts one inode flagged STALE more (delta 1) or less (-1): FORMAT.md 10, S6. */
+void stalefs_adjust_stale_count(stalefs_fs *fs, u32 ino, int delta);
 /* Find the first free/used block or inode at or after start (ffb/ffi). */
 errcode_t stalefs_find_free_block(stalefs_fs *fs, u64 start, u64 *block);
 errcode_t stalefs_find_free_inode(stalefs_fs *fs, u32 start, u32 *ino);

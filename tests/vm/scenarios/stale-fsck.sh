@@ -41,7 +41,7 @@ echo "$out"
 assert_eq 4 "$rc" "fsck -fn exit status (errors left uncorrected)"
 [[ $out == *"inode ${ino[eg]} holds 16 stale-exposed block(s) but belongs to group $MEMBER, not the permitted group $G"* ]] ||
 	fail "fsck -n does not report eg's gid"
-[[ $out == *"inode ${ino[em]} holds stale-exposed blocks and others may read it (mode 0100664)"* ]] ||
+[[ $out == *"inode ${ino[em]} holds stale-exposed blocks and others have permissions on it (mode 0100664)"* ]] ||
 	fail "fsck -n does not report em's mode"
 [[ $out == *"inode ${ino[eb]} holds 16 stale-exposed block(s) but belongs to group 0"* ]] ||
 	fail "fsck -n does not report eb's gid"
