@@ -350,6 +350,11 @@ errcode_t stalefs_delete_inode(stalefs_fs *fs, u32 ino)
 		if (err)
 			return err;
 	}
+	/* An orphan being released is one no more: its group counts it no longer. */
+	if (le32_to_cpu(inode.i_flags) & STALEFS_INODE_ORPHAN_FL) {
+		inode.i_flags = cpu_to_le32(le32_to_cpu(inode.i_flags) & ~STALEFS_INODE_ORPHAN_FL);
+		stalefs_orphan_count_adjust(fs, ino, -1);
+	}
 	/* Keep the rest of the inode so lsdel can show what was there. */
 	inode.i_links_count = 0;
 	inode.i_dtime = cpu_to_le64((u64)time(NULL));

@@ -74,5 +74,6 @@ Suite *helpers_suite(void);
 Suite *journal_format_suite(void);
 Suite *journal_replay_suite(void);
 Suite *overlay_suite(void);
+Suite *orphan_suite(void);
 
 #endif
