@@ -61,6 +61,7 @@ struct group_info {
 	bool orig_bb_loaded, orig_ib_loaded;
 	u8 *snap_bb, *snap_ib;	/* the computed maps at the swap: what repairs changed since is theirs */
 	bool snap_taken;
+	u32 orphans;		/* inodes in use still flagged ORPHAN after pass 1 (pass 5 checks the count) */
 };
 
 struct dir_info {
@@ -133,6 +134,18 @@ struct fsck_ctx {
 	bool dotdot_counted;		/* pass 3 has counted every '..' */
 	bool used_backup;
 
+	/* the journal (journal.c) */
+	bool journal_ok;		/* a journal pass 1 claims: [journal_start, +journal_len) */
+	u64 journal_start;
+	u32 journal_len;
+	bool journal_cleared;		/* an unusable journal was cleared: recreate one at the end */
+	bool journal_free_pending;	/* ... whose blocks are freed once the bitmaps are read */
+	u64 journal_free_start;
+	u32 journal_free_len;
+	bool recovery_left;		/* RECOVER is still set: the journal could not be replayed */
+	bool force_check;		/* the journal or orphans need a full check even if marked clean */
+	bool overlay_noted;		/* -n: said once that changes stay in memory */
+
 	u8 *buf;			/* one block */
 };
 
@@ -154,6 +167,17 @@ void progress_done(struct fsck_ctx *ctx);
 /* super.c: pass 0 */
 int fsck_open(struct fsck_ctx *ctx);
 void check_super_and_groups(struct fsck_ctx *ctx);
+
+/* journal.c: before the check (fields, journal superblock, replay), after it (recreate) */
+void journal_check(struct fsck_ctx *ctx);
+void journal_after_bitmaps(struct fsck_ctx *ctx);
+void journal_recreate(struct fsck_ctx *ctx);
+/* -n: changes the journal and orphans need are kept in memory from here on */
+void fsck_use_overlay(struct fsck_ctx *ctx);
+
+/* orphans.c: finish what the kernel left flagged ORPHAN (FORMAT.md 13), before pass 1 */
+bool orphans_pending(struct fsck_ctx *ctx);
+void finish_orphans(struct fsck_ctx *ctx);
 
 /* maps.c */
 void maps_init(struct fsck_ctx *ctx);

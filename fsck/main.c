@@ -285,12 +285,24 @@ int fsck_main(int argc, char **argv)
 	fs = ctx.fs;
 	/* A clean filesystem is skipped unless -f (or damage found while opening). */
 	if (!(ctx.options & OPT_FORCE) && !ctx.used_backup && fs->sb_rule == 0 && fs->bad_desc_count == 0 &&
+	    !ctx.force_check && !orphans_pending(&ctx) &&
 	    (le16_to_cpu(fs->sb.s_state) & (STALEFS_STATE_CLEAN | STALEFS_STATE_ERRORS)) == STALEFS_STATE_CLEAN) {
 		u32 used_inodes = fs->geom.inodes_count - le32_to_cpu(fs->sb.s_free_inodes_count);
 		u64 used_blocks = fs->geom.blocks_count - le64_to_cpu(fs->sb.s_free_blocks_count);
 
 		printf("%s: clean, %u/%u files, %llu/%llu blocks\n", ctx.name, used_inodes, fs->geom.inodes_count,
 		       (unsigned long long)used_blocks, (unsigned long long)fs->geom.blocks_count);
+		/* The journal's quiet fix (needs_recovery over an empty log) is kept. */
+		if (fs->sb_dirty && !(ctx.options & OPT_READONLY)) {
+			errcode_t err = stalefs_close(fs);
+
+			the_ctx = NULL;
+			if (err) {
+				com_err(ctx.program, err, "while writing the superblock");
+				return FSCK_ERROR;
+			}
+			return FSCK_OK;
+		}
 		stalefs_free(fs);
 		the_ctx = NULL;
 		return FSCK_OK;
@@ -300,11 +312,15 @@ int fsck_main(int argc, char **argv)
 			printf("%s contains a file system with errors, check forced.\n", ctx.name);
 		else if (!(le16_to_cpu(fs->sb.s_state) & STALEFS_STATE_CLEAN))
 			printf("%s was not cleanly unmounted, check forced.\n", ctx.name);
+		else if (ctx.force_check || orphans_pending(&ctx))
+			printf("%s: the journal or orphans needed attention, check forced.\n", ctx.name);
 		else if (!ctx.used_backup)
 			printf("%s has a damaged superblock or group descriptors, check forced.\n", ctx.name);
 	}
 	maps_init(&ctx);
 	check_super_and_groups(&ctx);
+	journal_after_bitmaps(&ctx);
+	finish_orphans(&ctx);
 	fsck_check_cancel(&ctx);
 	pass1(&ctx);
 	pass1b(&ctx);
@@ -319,6 +335,7 @@ int fsck_main(int argc, char **argv)
 	fsck_check_cancel(&ctx);
 	pass5(&ctx);
 	fsck_check_cancel(&ctx);
+	journal_recreate(&ctx);
 	status = finish(&ctx);
 	maps_free(&ctx);
 	the_ctx = NULL;

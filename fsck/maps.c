@@ -465,6 +465,9 @@ void maps_swap_into_fs(struct fsck_ctx *ctx)
 		struct group_info *gi = &ctx->groups[g];
 		struct stalefs_group *grp = &fs->groups[g];
 		u16 flags = le16_to_cpu(grp->desc.bg_flags);
+		/* Changed before pass 1 (orphans finished, a cleared journal's blocks freed): the
+		 * disk must get the change, which the computed map holds too. */
+		bool bb_changed = grp->bb_dirty, ib_changed = grp->ib_dirty;
 
 		gi->orig_bb = grp->block_bitmap;
 		gi->orig_bb_loaded = grp->block_bitmap != NULL && !(flags & STALEFS_BG_BLOCK_UNINIT);
@@ -483,7 +486,7 @@ void maps_swap_into_fs(struct fsck_ctx *ctx)
 			group_meta_bitmap(ctx, g, gi->bmap);
 		}
 		grp->block_bitmap = gi->bmap;
-		grp->bb_dirty = false;
+		grp->bb_dirty = bb_changed && grp->block_bitmap;
 		grp->inode_bitmap = NULL;
 		if (gi->ft || !(flags & STALEFS_BG_INODE_UNINIT)) {
 			grp->inode_bitmap = xcalloc(1, ib_bytes(ctx));
@@ -493,7 +496,7 @@ void maps_swap_into_fs(struct fsck_ctx *ctx)
 					if (gi->ft[i])
 						bit_set(grp->inode_bitmap, i);
 		}
-		grp->ib_dirty = false;
+		grp->ib_dirty = ib_changed && grp->inode_bitmap;
 		/*
 		 * Repairs allocate and free through the library from here on; a
 		 * snapshot lets pass 5 tell their changes (written, not reported)

@@ -312,6 +312,13 @@ static void check_inode(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *ino
 			dirty = true;
 		}
 	}
+	/* Orphans were finished before pass 1: a flag left is one nobody will act on. */
+	if (le32_to_cpu(inode->i_flags) & STALEFS_INODE_ORPHAN_FL) {
+		if (fix_problem(ctx, PR_1_ORPHAN_FLAG, &p)) {
+			inode->i_flags = cpu_to_le32(le32_to_cpu(inode->i_flags) & ~STALEFS_INODE_ORPHAN_FL);
+			dirty = true;
+		}
+	}
 	(void)in_bitmap;
 	*inode_ft_ptr(ctx, ino) = stalefs_mode_to_ft(mode);
 	*inode_links_ptr(ctx, ino) = le16_to_cpu(inode->i_links_count);
@@ -418,6 +425,8 @@ static void check_inode(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *ino
 		}
 	}
 stale:
+	if (le32_to_cpu(inode->i_flags) & STALEFS_INODE_ORPHAN_FL)
+		ctx->groups[stalefs_ino_group(&fs->geom, ino)].orphans++;
 	stale_check_inode(ctx, ino, inode, is.stale_blocks, fixes && !declined, &dirty, &fixes);
 	if (fixes && !declined)
 		rebuild_add(ctx, ino, fixes);
@@ -498,12 +507,10 @@ void pass1(struct fsck_ctx *ctx)
 		fsck_fatal(ctx, STALEFS_ERR_NO_MEMORY, "while allocating the inode table buffer");
 	pass_header(ctx, PR_1_PASS_HEADER);
 	/* The journal owns its blocks (FORMAT.md 12): claimed first, so a file mapping one of
-	 * them shows up as a multiply-claimed block.  (A range the superblock verifier would
-	 * refuse, met when the superblock is forced, is left alone.) */
-	if ((le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) &&
-	    stalefs_journal_range_ok(&fs->geom, le64_to_cpu(fs->sb.s_journal_block),
-				     le32_to_cpu(fs->sb.s_journal_blocks)))
-		claim_blocks(ctx, le64_to_cpu(fs->sb.s_journal_block), le32_to_cpu(fs->sb.s_journal_blocks));
+	 * them shows up as a multiply-claimed block (pass 1B gives the file copies).  A journal
+	 * journal.c found misplaced, and did not clear, claims nothing. */
+	if (ctx->journal_ok)
+		claim_blocks(ctx, ctx->journal_start, ctx->journal_len);
 	for (g = 0; g < fs->geom.groups_count; g++) {
 		scan_group(ctx, g, chunk);
 		progress_update(ctx, 1, g + 1, fs->geom.groups_count);

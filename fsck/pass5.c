@@ -169,6 +169,7 @@ static void check_counts(struct fsck_ctx *ctx)
 	u64 total_blocks = 0;
 	u32 total_inodes = 0, grp, i;
 	struct problem_ctx p;
+	bool lazy;
 
 	for (grp = 0; grp < g->groups_count; grp++) {
 		struct stalefs_group *sg = &fs->groups[grp];
@@ -208,14 +209,29 @@ static void check_counts(struct fsck_ctx *ctx)
 				stalefs_mark_desc_dirty(fs, grp);
 			}
 		}
+		/* Orphans were finished before pass 1: what is left flagged is all a group may count. */
+		if (le32_to_cpu(d->bg_orphan_count) != gi->orphans) {
+			p.num = le32_to_cpu(d->bg_orphan_count);
+			p.num2 = gi->orphans;
+			if (fix_problem(ctx, PR_5_GROUP_ORPHANS, &p)) {
+				d->bg_orphan_count = cpu_to_le32(gi->orphans);
+				stalefs_mark_desc_dirty(fs, grp);
+			}
+		}
 		total_blocks += fb;
 		total_inodes += fi;
 	}
+	/*
+	 * With a journal (or one this run cleared) the superblock is written in place only at sync
+	 * and unmount, so after a crash its totals lag the (journaled) descriptors: set them without
+	 * calling it damage, as e2fsck does for lazy counts.  Without one, a wrong total is reported.
+	 */
+	lazy = (le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) || ctx->journal_cleared;
 	memset(&p, 0, sizeof(p));
 	if (le64_to_cpu(fs->sb.s_free_blocks_count) != total_blocks) {
 		p.num = le64_to_cpu(fs->sb.s_free_blocks_count);
 		p.num2 = total_blocks;
-		if (fix_problem(ctx, PR_5_FREE_BLOCKS, &p)) {
+		if (lazy ? !(ctx->options & OPT_READONLY) : fix_problem(ctx, PR_5_FREE_BLOCKS, &p)) {
 			fs->sb.s_free_blocks_count = cpu_to_le64(total_blocks);
 			stalefs_mark_super_dirty(fs);
 		}
@@ -223,7 +239,7 @@ static void check_counts(struct fsck_ctx *ctx)
 	if (le32_to_cpu(fs->sb.s_free_inodes_count) != total_inodes) {
 		p.num = le32_to_cpu(fs->sb.s_free_inodes_count);
 		p.num2 = total_inodes;
-		if (fix_problem(ctx, PR_5_FREE_INODES, &p)) {
+		if (lazy ? !(ctx->options & OPT_READONLY) : fix_problem(ctx, PR_5_FREE_INODES, &p)) {
 			fs->sb.s_free_inodes_count = cpu_to_le32(total_inodes);
 			stalefs_mark_super_dirty(fs);
 		}

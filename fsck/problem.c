@@ -18,7 +18,8 @@
 
 enum prompt {
 	P_NONE, P_FIX, P_CLEAR, P_RELOCATE, P_ALLOCATE, P_CONNECT, P_CREATE, P_SALVAGE,
-	P_CLONE, P_CONFINE, P_HIDE, P_UNLINK, P_SET_FEATURE, P_CLEAR_FEATURE, P_MAX
+	P_CLONE, P_CONFINE, P_HIDE, P_UNLINK, P_SET_FEATURE, P_CLEAR_FEATURE, P_CLEAR_JOURNAL,
+	P_RUN_JOURNAL, P_RECREATE_JOURNAL, P_MAX
 };
 
 static const char *const prompt_text[P_MAX] = {
@@ -27,6 +28,8 @@ static const char *const prompt_text[P_MAX] = {
 	[P_SALVAGE] = "Salvage", [P_CLONE] = "Clone multiply-claimed blocks",
 	[P_CONFINE] = "Re-confine", [P_HIDE] = "Hide stale blocks", [P_UNLINK] = "Unlink",
 	[P_SET_FEATURE] = "Set feature", [P_CLEAR_FEATURE] = "Clear feature",
+	[P_CLEAR_JOURNAL] = "Clear journal", [P_RUN_JOURNAL] = "Run journal anyway",
+	[P_RECREATE_JOURNAL] = "Recreate journal",
 };
 
 static const char *const past_text[P_MAX] = {
@@ -34,7 +37,8 @@ static const char *const past_text[P_MAX] = {
 	[P_ALLOCATE] = "ALLOCATED.", [P_CONNECT] = "CONNECTED.", [P_CREATE] = "CREATED.",
 	[P_SALVAGE] = "SALVAGED.", [P_CLONE] = "CLONED.", [P_CONFINE] = "RE-CONFINED.",
 	[P_HIDE] = "HIDDEN.", [P_UNLINK] = "UNLINKED.", [P_SET_FEATURE] = "FEATURE SET.",
-	[P_CLEAR_FEATURE] = "FEATURE CLEARED.",
+	[P_CLEAR_FEATURE] = "FEATURE CLEARED.", [P_CLEAR_JOURNAL] = "JOURNAL CLEARED.",
+	[P_RUN_JOURNAL] = "JOURNAL REPLAYED.", [P_RECREATE_JOURNAL] = "JOURNAL RECREATED.",
 };
 
 struct problem {
@@ -84,6 +88,37 @@ static const struct problem table[] = {
 	{ PR_0_ITABLE_UNUSED_RANGE, "Group %g unused inode count %N exceeds inodes per group %M.",
 	  P_FIX, 0, 0 },
 	{ PR_0_BITMAP_READ, "Error reading the bitmaps: %s.", P_NONE, PR_MSG_ONLY, 0 },
+	/* the journal */
+	{ PR_0_JOURNAL_FEATURE_LOST, "Superblock has_journal flag is clear, but a journal of this "
+	  "filesystem is at block %b (%N blocks).", P_SET_FEATURE, 0, 0 },
+	{ PR_0_JOURNAL_FIELDS_NO_FEATURE, "Superblock records a journal (block %b, %N blocks) but not the "
+	  "has_journal feature, and no journal of this filesystem is there.", P_CLEAR, PR_PREEN_OK, 0 },
+	{ PR_0_JOURNAL_RECOVER_NO_JOURNAL, "Superblock needs_recovery flag is set, but the filesystem has "
+	  "no journal.", P_CLEAR, PR_PREEN_OK, 0 },
+	{ PR_0_JOURNAL_BAD_LOCATION, "The journal (block %b, %N blocks) %s.", P_CLEAR_JOURNAL, 0, 0 },
+	{ PR_0_JOURNAL_PAD, "Superblock journal padding is not zero (0x%x).", P_FIX, PR_PREEN_OK, 0 },
+	{ PR_0_JOURNAL_BAD_SUPER, "The journal superblock is corrupt (%s).\nThe filesystem needs no "
+	  "recovery: a new journal superblock loses nothing.", P_FIX, PR_PREEN_OK, 0 },
+	{ PR_0_JOURNAL_BAD_SUPER_RECOVER, "The journal superblock is corrupt (%s), and the filesystem "
+	  "needs recovery.\nThe journal cannot be replayed: the changes it holds that are not yet in "
+	  "place are lost.", P_CLEAR_JOURNAL, 0, 0 },
+	{ PR_0_JOURNAL_UNSUPP, "The journal cannot be used: %s.", P_CLEAR_JOURNAL, 0, 0 },
+	{ PR_0_JOURNAL_CORRUPT, "Journal recovery failed: %s.\nNothing was replayed: the changes the "
+	  "journal holds that are not yet in place are lost.", P_CLEAR_JOURNAL, 0, 0 },
+	{ PR_0_JOURNAL_BLOCKS_BAD, "Journal recovery failed: %s.\n%N journaled block(s) could not be "
+	  "replayed and keep their old contents; the rest was replayed.", P_CLEAR_JOURNAL, 0, 0 },
+	{ PR_0_JOURNAL_DATA_NO_RECOVER, "Superblock needs_recovery flag is clear, but the journal has data "
+	  "(its log starts at block %N).", P_RUN_JOURNAL, 0, 0 },
+	{ PR_0_JOURNAL_CLEAR_DATA, "", P_CLEAR_JOURNAL, 0, 0 },
+	{ PR_0_JOURNAL_ERRNO, "The journal was aborted by the kernel (error %N: %s); the check goes "
+	  "through everything.", P_CLEAR, PR_PREEN_OK, 0 },
+	/* orphans: what the kernel's mount would finish, done before the check (not repairs) */
+	{ PR_0_ORPHAN_CLEAR, "Clearing orphaned inode %i (mode 0%O, size %M).", P_NONE,
+	  PR_MSG_ONLY | PR_PREEN_OK, 0 },
+	{ PR_0_ORPHAN_TRUNCATE, "Truncating orphaned inode %i (mode 0%O, size %M): %b block(s) past "
+	  "its end freed.", P_NONE, PR_MSG_ONLY | PR_PREEN_OK, 0 },
+	{ PR_0_ORPHAN_FAILED, "Cannot finish orphaned inode %i (%s): the check will judge it.", P_NONE,
+	  PR_MSG_ONLY, 0 },
 
 	/* ---- pass 1 ---- */
 	{ PR_1_PASS_HEADER, "Pass 1: Checking inodes, blocks, and sizes", P_NONE, PR_MSG_ONLY, 0 },
@@ -131,6 +166,8 @@ static const struct problem table[] = {
 	{ PR_1_DIR_HOLE, "Directory inode %i has an unallocated block #%l.", P_ALLOCATE, 0, 0 },
 	{ PR_1_DIR_UNWRITTEN, "Directory inode %i has an unwritten block #%l.", P_FIX, 0, 0 },
 	{ PR_1_SYMLINK_SIZE, "Symlink %i has an invalid size %N.", P_CLEAR, 0, 0 },
+	{ PR_1_ORPHAN_FLAG, "Inode %i is flagged as an orphan, but it is not one left to finish.",
+	  P_FIX, PR_PREEN_OK, 0 },
 	{ PR_1_S1_BOTH, "Stale audit (S1): inode %i has an extent (logical block %l, length %N) "
 	  "marked both STALE and UNWRITTEN.", P_HIDE, 0, 0 },
 	{ PR_1_S2_NOT_REG, "Stale audit (S2): inode %i is a %s but has a STALE extent "
@@ -159,6 +196,7 @@ static const struct problem table[] = {
 	  P_NONE, PR_MSG_ONLY, 0 },
 	{ PR_1B_CLEAR_SHARED, "Inode %i keeps sharing blocks with other inodes: clearing it leaves "
 	  "them to the others.", P_CLEAR, 0, 0 },
+	{ PR_1B_JOURNAL_SHARED, "Inode %i maps %N block(s) of the journal.", P_NONE, PR_MSG_ONLY, 0 },
 
 	/* ---- pass 2 ---- */
 	{ PR_2_PASS_HEADER, "Pass 2: Checking directory structure", P_NONE, PR_MSG_ONLY, 0 },
@@ -230,6 +268,16 @@ static const struct problem table[] = {
 	  PR_PREEN_OK | PR_PREEN_NOMSG | PR_NO_OK, 0 },
 	{ PR_5_FREE_INODES, "Free inodes count wrong (%N, counted=%M).", P_FIX,
 	  PR_PREEN_OK | PR_PREEN_NOMSG | PR_NO_OK, 0 },
+	{ PR_5_GROUP_ORPHANS, "Orphan inodes count wrong for group #%g (%N, counted=%M).",
+	  P_FIX, PR_PREEN_OK | PR_PREEN_NOMSG, 0 },
+
+	/* ---- after the passes ---- */
+	{ PR_6_RECREATE_JOURNAL, "The journal was cleared: the filesystem has none now.", P_RECREATE_JOURNAL,
+	  PR_PREEN_OK | PR_NO_OK, 0 },
+	{ PR_6_JOURNAL_CREATED, "Created a journal of %N blocks at block %b.", P_NONE, PR_MSG_ONLY | PR_PREEN_OK, 0 },
+	{ PR_6_JOURNAL_NOT_CREATED, "The journal was cleared, and no new one can be made: %s.\nThe "
+	  "filesystem stays without a journal (mkfs.stalefs(8) tells the journal sizes).", P_NONE,
+	  PR_MSG_ONLY | PR_PREEN_OK, 0 },
 };
 
 static const struct latch_desc latches[] = {

@@ -4,9 +4,10 @@
  * stable code here, and fix_problem() is the only place that decides what to
  * do about it (-n, -y, -p, or a question on the terminal).
  *
- * Codes are 0xPPNNNN: PP is the pass (0 superblock/descriptors, 1 inodes and
- * extents, 0x11 duplicate blocks, 2 directories, 3 connectivity, 4 link
- * counts, 5 bitmaps and summaries).  A code never changes meaning once
+ * Codes are 0xPPNNNN: PP is the pass (0 superblock/descriptors, the journal
+ * and orphans, 1 inodes and extents, 0x11 duplicate blocks, 2 directories,
+ * 3 connectivity, 4 link counts, 5 bitmaps and summaries, 6 after the
+ * passes: recreating the journal).  A code never changes meaning once
  * released: tests and scripts match on it (fsck -d prints codes).
  */
 #ifndef FSCK_PROBLEM_H
@@ -71,6 +72,24 @@ enum problem_code {
 	PR_0_ITABLE_UNUSED_RANGE = 0x000016,
 	PR_0_BITMAP_READ = 0x000017,
 	PR_0_DESC_BACKUP = 0x000018,	/* primary descriptors wrecked: a backup's are used */
+	/* the journal (FORMAT.md 12) */
+	PR_0_JOURNAL_FEATURE_LOST = 0x000020,
+	PR_0_JOURNAL_FIELDS_NO_FEATURE = 0x000021,
+	PR_0_JOURNAL_RECOVER_NO_JOURNAL = 0x000022,
+	PR_0_JOURNAL_BAD_LOCATION = 0x000023,
+	PR_0_JOURNAL_PAD = 0x000024,
+	PR_0_JOURNAL_BAD_SUPER = 0x000025,
+	PR_0_JOURNAL_BAD_SUPER_RECOVER = 0x000026,
+	PR_0_JOURNAL_UNSUPP = 0x000027,
+	PR_0_JOURNAL_CORRUPT = 0x000028,
+	PR_0_JOURNAL_BLOCKS_BAD = 0x000029,
+	PR_0_JOURNAL_DATA_NO_RECOVER = 0x00002A,
+	PR_0_JOURNAL_CLEAR_DATA = 0x00002B,
+	PR_0_JOURNAL_ERRNO = 0x00002C,
+	/* orphans (FORMAT.md 13) */
+	PR_0_ORPHAN_CLEAR = 0x000030,
+	PR_0_ORPHAN_TRUNCATE = 0x000031,
+	PR_0_ORPHAN_FAILED = 0x000032,
 
 	/* ---- pass 1: inodes and extent trees ---- */
 	PR_1_PASS_HEADER = 0x010000,
@@ -107,6 +126,7 @@ enum problem_code {
 	PR_1_DIR_HOLE = 0x010020,
 	PR_1_DIR_UNWRITTEN = 0x010021,
 	PR_1_SYMLINK_SIZE = 0x010022,
+	PR_1_ORPHAN_FLAG = 0x010023,
 	/* the stale audit (FORMAT.md section 11) */
 	PR_1_S1_BOTH = 0x010101,
 	PR_1_S2_NOT_REG = 0x010102,
@@ -123,6 +143,7 @@ enum problem_code {
 	PR_1B_CLONE_FAILED = 0x110002,
 	PR_1B_ALREADY_CLONED = 0x110003,
 	PR_1B_CLEAR_SHARED = 0x110004,
+	PR_1B_JOURNAL_SHARED = 0x110005,
 
 	/* ---- pass 2: directories ---- */
 	PR_2_PASS_HEADER = 0x020000,
@@ -178,6 +199,12 @@ enum problem_code {
 	PR_5_GROUP_DIRS = 0x05000D,
 	PR_5_FREE_BLOCKS = 0x05000E,
 	PR_5_FREE_INODES = 0x05000F,
+	PR_5_GROUP_ORPHANS = 0x050010,
+
+	/* ---- after the passes ---- */
+	PR_6_RECREATE_JOURNAL = 0x060001,
+	PR_6_JOURNAL_CREATED = 0x060002,
+	PR_6_JOURNAL_NOT_CREATED = 0x060003,
 };
 
 /* Ask (or not) about problem `code`; true means: fix it. */

@@ -93,6 +93,25 @@ static u64 count_shared(struct fsck_ctx *ctx, const struct collect *c)
 	return n;
 }
 
+/* Blocks of the tree that lie in the journal (which pass 1 claimed before any file). */
+static u64 count_in_journal(struct fsck_ctx *ctx, const struct collect *c)
+{
+	u64 n = 0, js = ctx->journal_start, je = js + ctx->journal_len;
+	u32 i;
+
+	if (!ctx->journal_ok)
+		return 0;
+	for (i = 0; i < c->list.count; i++) {
+		u64 a = c->list.ext[i].pblk, b = a + c->list.ext[i].len;
+
+		if (a < je && js < b)
+			n += (b < je ? b : je) - (a > js ? a : js);
+	}
+	for (i = 0; i < c->nnodes; i++)
+		n += c->nodes[i] >= js && c->nodes[i] < je;
+	return n;
+}
+
 static int cmp_rebuild(const void *a, const void *b)
 {
 	const struct rebuild *x = a, *y = b;
@@ -369,6 +388,9 @@ static void rebuild_one(struct fsck_ctx *ctx, u32 ino, u8 fixes)
 	is_dir = (le16_to_cpu(inode.i_mode) & STALEFS_S_IFMT) == STALEFS_S_IFDIR;
 	collect_tree(ctx, ino, &inode, fixes, &c);
 	if (fixes & FIX_CLONE) {
+		p.num = count_in_journal(ctx, &c);
+		if (p.num)
+			fix_problem(ctx, PR_1B_JOURNAL_SHARED, &p);
 		p.num = count_shared(ctx, &c);
 		if (p.num == 0) {
 			fix_problem(ctx, PR_1B_ALREADY_CLONED, &p);

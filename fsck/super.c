@@ -15,8 +15,9 @@ static int open_flags(struct fsck_ctx *ctx)
 {
 	int flags = STALEFS_OPEN_IGNORE_CSUM | STALEFS_OPEN_FORCE | STALEFS_OPEN_NO_BITMAPS;
 
+	/* A journal that needs recovery is replayed first (journal.c). */
 	if (!(ctx->options & OPT_READONLY))
-		flags |= STALEFS_OPEN_RW | STALEFS_OPEN_EXCLUSIVE;
+		flags |= STALEFS_OPEN_RW | STALEFS_OPEN_EXCLUSIVE | STALEFS_OPEN_JOURNAL;
 	return flags;
 }
 
@@ -192,6 +193,8 @@ int fsck_open(struct fsck_ctx *ctx)
 		fs = use_backup_descs(ctx, fs);
 	if (ctx->sb_block)
 		ctx->used_backup = true;	/* -b: the primary is rewritten from it */
+	/* The journal first: a replay rewrites descriptors, bitmaps and inodes. */
+	journal_check(ctx);
 	if (ctx->used_backup) {
 		u32 g;
 

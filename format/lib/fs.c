@@ -200,6 +200,15 @@ fail:
 	return err;
 }
 
+errcode_t stalefs_set_overlay(stalefs_fs *fs)
+{
+	errcode_t err = stalefs_io_set_overlay(fs->io);
+
+	if (!err)
+		fs->flags |= STALEFS_OPEN_RW | STALEFS_OPEN_OVERLAY;
+	return err;
+}
+
 errcode_t stalefs_reload_groups(stalefs_fs *fs)
 {
 	errcode_t err;

@@ -353,6 +353,11 @@ errcode_t stalefs_delete_inode(stalefs_fs *fs, u32 ino)
 	/* The flag stays (lsdel, undel); its group counts in-use STALE inodes only (S6). */
 	if (le32_to_cpu(inode.i_flags) & STALEFS_INODE_STALE_FL)
 		stalefs_adjust_stale_count(fs, ino, -1);
+	/* An orphan being released is one no more: its group counts it no longer. */
+	if (le32_to_cpu(inode.i_flags) & STALEFS_INODE_ORPHAN_FL) {
+		inode.i_flags = cpu_to_le32(le32_to_cpu(inode.i_flags) & ~STALEFS_INODE_ORPHAN_FL);
+		stalefs_orphan_count_adjust(fs, ino, -1);
+	}
 	/* Keep the rest of the inode so lsdel can show what was there. */
 	inode.i_links_count = 0;
 	inode.i_dtime = cpu_to_le64((u64)time(NULL));

@@ -143,26 +143,14 @@ static u32 random_u32(void)
 	return v;
 }
 
-errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
+/* A journal's content made new at [start, start+blocks): the log zeroed, a fresh superblock. */
+static errcode_t write_fresh(stalefs_fs *fs, u64 start, u32 blocks)
 {
-	const struct stalefs_geom *g = &fs->geom;
 	struct stalefs_super_block sb;
 	struct stalefs_jbd2_super jsb;
 	errcode_t err;
 	u8 *buf;
 
-	if (!stalefs_fs_rw(fs))
-		return STALEFS_ERR_RO_FILSYS;
-	if (!fs->bitmaps_loaded)
-		return STALEFS_ERR_NO_BITMAPS;
-	if (le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL)
-		return STALEFS_ERR_JOURNAL_EXISTS;
-	if (blocks < STALEFS_JOURNAL_MIN_BLOCKS)
-		return STALEFS_ERR_JOURNAL_TOO_SMALL;
-	if (!stalefs_journal_range_ok(g, start, blocks))
-		return STALEFS_ERR_BAD_BLOCK_NUM;
-	if (!stalefs_block_range_free(fs, start, blocks))
-		return STALEFS_ERR_JOURNAL_NO_ROOM;
 	/* A zeroed log holds nothing that could pass for a transaction, whatever the
 	 * device held before; on an image file this is a hole punched, not gigabytes written. */
 	err = stalefs_io_zero(fs->io, start + 1, blocks - 1);
@@ -176,6 +164,27 @@ errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
 	memcpy(buf, &jsb, sizeof(jsb));
 	err = stalefs_io_write(fs->io, start, 1, buf);
 	free(buf);
+	return err;
+}
+
+errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	if (!fs->bitmaps_loaded)
+		return STALEFS_ERR_NO_BITMAPS;
+	if (le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL)
+		return STALEFS_ERR_JOURNAL_EXISTS;
+	if (blocks < STALEFS_JOURNAL_MIN_BLOCKS)
+		return STALEFS_ERR_JOURNAL_TOO_SMALL;
+	if (!stalefs_journal_range_ok(g, start, blocks))
+		return STALEFS_ERR_BAD_BLOCK_NUM;
+	if (!stalefs_block_range_free(fs, start, blocks))
+		return STALEFS_ERR_JOURNAL_NO_ROOM;
+	err = write_fresh(fs, start, blocks);
 	if (err)
 		return err;
 	fs->sb.s_journal_block = cpu_to_le64(start);
@@ -188,5 +197,26 @@ errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
 	stalefs_mark_super_dirty(fs);
 	stalefs_mark_block_range(fs, start, blocks);
 	stalefs_adjust_free_blocks(fs, stalefs_block_group(g, start), -(s64)blocks);
+	return 0;
+}
+
+errcode_t stalefs_journal_reset(stalefs_fs *fs)
+{
+	u64 start = le64_to_cpu(fs->sb.s_journal_block);
+	u32 blocks = le32_to_cpu(fs->sb.s_journal_blocks);
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	if (!(le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL))
+		return STALEFS_ERR_NO_JOURNAL;
+	if (!stalefs_journal_range_ok(&fs->geom, start, blocks))
+		return STALEFS_ERR_SB_CORRUPT;
+	err = write_fresh(fs, start, blocks);
+	if (err)
+		return err;
+	fs->sb.s_feature_incompat = cpu_to_le32(le32_to_cpu(fs->sb.s_feature_incompat) &
+						~STALEFS_FEATURE_INCOMPAT_RECOVER);
+	stalefs_mark_super_dirty(fs);
 	return 0;
 }

@@ -99,6 +99,10 @@ void stalefs_free(stalefs_fs *fs);		/* free without writing */
 void stalefs_mark_super_dirty(stalefs_fs *fs);
 void stalefs_mark_desc_dirty(stalefs_fs *fs, u32 group);
 errcode_t stalefs_read_bitmaps(stalefs_fs *fs);
+/* Switch a filesystem opened read-only to overlay mode (STALEFS_OPEN_OVERLAY): writable from
+ * now on, every write kept in memory, the device never written (fsck -n replaying the journal
+ * or finishing orphans, only when there is something to do). */
+errcode_t stalefs_set_overlay(stalefs_fs *fs);
 /* Forget the in-memory descriptors and bitmaps and read them again (after a journal
  * replay rewrote them underneath). */
 errcode_t stalefs_reload_groups(stalefs_fs *fs);
@@ -160,8 +164,24 @@ errcode_t stalefs_symlink(stalefs_fs *fs, u32 dir, const char *name, const char 
 errcode_t stalefs_read_symlink(stalefs_fs *fs, u32 ino, char *buf, size_t bufsize);
 /* Drop one link to ino (from a removed name); frees the inode and its blocks at zero. */
 errcode_t stalefs_drop_link(stalefs_fs *fs, u32 ino);
-/* Free every block of an inode and mark it deleted (dtime), clearing its bitmap bit. */
+/* Free every block of an inode and mark it deleted (dtime), clearing its bitmap bit (and its
+ * ORPHAN flag, with its group's bg_orphan_count). */
 errcode_t stalefs_delete_inode(stalefs_fs *fs, u32 ino);
+
+/* ---- orphans (FORMAT.md 13) ---- */
+struct stalefs_orphan_result {
+	bool freed;		/* it had no links: freed with its blocks; else truncated to its size */
+	u16 mode, links;	/* as found */
+	u64 size;
+	u64 blocks_freed;	/* i_blocks it gave up (data and tree nodes) */
+};
+/*
+ * Finish an ORPHAN inode as the kernel's mount does: with no links, free it and its blocks;
+ * with links, free a regular file's blocks at and past ceil(i_size / block size), then clear
+ * the flag.  The group's bg_orphan_count follows.  The inode must verify (stalefs_read_inode);
+ * EINVAL if it is not flagged ORPHAN.
+ */
+errcode_t stalefs_orphan_finish(stalefs_fs *fs, u32 ino, struct stalefs_orphan_result *r);
 
 /* ---- extent trees ---- */
 struct stalefs_extent_info {
@@ -347,6 +367,9 @@ errcode_t stalefs_journal_place(stalefs_fs *fs, u64 blocks, u64 *start);
  * BLKZEROOUT on a device), write a journal superblock with a random first sequence, mark
  * the blocks in use, record it in the superblock with has_journal. */
 errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks);
+/* Make the recorded journal new where it is (a journal superblock beyond repair): the log
+ * zeroed, a fresh journal superblock, RECOVER cleared.  Whatever the log held is lost. */
+errcode_t stalefs_journal_reset(stalefs_fs *fs);
 
 /* An open journal: the geometry comes from the filesystem superblock, the log state
  * (s_start, s_sequence) from the journal superblock. */

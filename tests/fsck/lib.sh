@@ -49,3 +49,123 @@ ino() {
 blk() {
 	dfs_out "bmap $1 $2" | tr -dc '0-9\n' | head -1
 }
+
+# ---- the journal (FORMAT.md 12) ----
+
+# bsize: the image's block size.
+bsize() {
+	dfs_out stats | sed -n 's/^Block size: *//p'
+}
+
+# sbfield LABEL: a line of debugfs stats (e.g. "Journal start").
+sbfield() {
+	dfs_out stats | sed -n "s/^$1: *//p" | head -1
+}
+
+# blocks_differ OLD NEW: the blocks at which two images differ, as a debugfs block list
+# "5,9,10"; the boot area and the superblock's block (never journaled) left out.
+blocks_differ() {
+	python3 - "$1" "$2" "$(bsize)" <<'PY'
+import sys
+a, b, bs = open(sys.argv[1], 'rb').read(), open(sys.argv[2], 'rb').read(), int(sys.argv[3])
+first = 2048 // bs if bs < 2048 else 1
+print(','.join(str(i) for i in range(first, len(a) // bs) if a[i*bs:(i+1)*bs] != b[i*bs:(i+1)*bs]))
+PY
+}
+
+# blocks_of IMAGE LIST OUT: the blocks LIST ("5,9,10") of IMAGE, one after the other, into OUT.
+blocks_of() {
+	python3 - "$1" "$2" "$3" "$(bsize)" <<'PY'
+import sys
+img, lst, out, bs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+data = open(img, 'rb').read()
+with open(out, 'wb') as f:
+    for n in (int(x) for x in lst.split(',') if x):
+        f.write(data[n*bs:(n+1)*bs])
+PY
+}
+
+# put_blocks FROM LIST: copy the blocks LIST of image FROM into $IMAGE, in place.
+put_blocks() {
+	python3 - "$1" "$2" "$IMAGE" "$(bsize)" <<'PY'
+import sys
+src, lst, dst, bs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+data = open(src, 'rb').read()
+with open(dst, 'r+b') as f:
+    for n in (int(x) for x in lst.split(',') if x):
+        f.seek(n * bs)
+        f.write(data[n*bs:(n+1)*bs])
+PY
+}
+
+# jsb_set FIELD VALUE: set a big-endian u32 of the journal superblock (errno, start, sequence,
+# maxlen, first, blocksize, feature_compat, feature_incompat, feature_ro_compat) and its
+# checksum (CRC32C of the 1024 bytes, the checksum as zero, seed ~0, no final inversion).
+jsb_set() {
+	local jblk
+	jblk=$(dfs_out stats | sed -n 's/^Journal: *[0-9]* blocks at block \([0-9]*\).*/\1/p')
+	[ -n "$jblk" ] || { echo "jsb_set: no journal in the image" >&2; exit 1; }
+	python3 - "$IMAGE" "$((jblk * $(bsize)))" "$1" "$2" <<'PY'
+import struct, sys
+img, off, field, value = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4], 0)
+at = {'blocksize': 0x0C, 'maxlen': 0x10, 'first': 0x14, 'sequence': 0x18, 'start': 0x1C,
+      'errno': 0x20, 'feature_compat': 0x24, 'feature_incompat': 0x28,
+      'feature_ro_compat': 0x2C}[field]
+def crc32c(crc, data):
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc
+with open(img, 'r+b') as f:
+    f.seek(off)
+    jsb = bytearray(f.read(1024))
+    jsb[at:at+4] = struct.pack('>I', value & 0xFFFFFFFF)
+    jsb[0xFC:0x100] = b'\0\0\0\0'
+    jsb[0xFC:0x100] = struct.pack('>I', crc32c(0xFFFFFFFF, jsb))
+    f.seek(off)
+    f.write(jsb)
+PY
+}
+
+# crash_image: a filesystem as a crash leaves it after three committed transactions that
+# never reached their places (FORMAT.md 12): the journal holds them, needs_recovery is set,
+# the superblock's free counts are the old ones (it is never journaled).
+#   T1: mkdir /d, /d/b written (data journaled too), and an old copy of block $REVOKED
+#       (garbage, as a metadata block freed later would be);
+#   T2: mkdir /e, /c written; revokes $REVOKED, which is /e's directory block, written in
+#       place (recovery must not put T1's copy over it);
+#   T3: /a removed.
+# Sets BEFORE (the image as it was), AFTER (as recovery must leave it) and REVOKED.
+crash_image() {
+	mkimg
+	mkfile /a 40
+	BEFORE=$WORK/before.img
+	cp "$IMAGE" "$BEFORE"
+	dfs "mkdir /d"
+	mkfile /d/b 24
+	cp "$IMAGE" "$WORK/t1.img"
+	dfs "mkdir /e"
+	mkfile /c 12
+	cp "$IMAGE" "$WORK/t2.img"
+	REVOKED=$(blk /e 0)
+	dfs "rm /a"
+	AFTER=$WORK/after.img
+	cp "$IMAGE" "$AFTER"
+	local l1 l2 l3
+	l1=$(blocks_differ "$BEFORE" "$WORK/t1.img")
+	l2=$(blocks_differ "$WORK/t1.img" "$WORK/t2.img" | tr ',' '\n' | grep -vx "$REVOKED" | paste -sd,)
+	l3=$(blocks_differ "$WORK/t2.img" "$AFTER")
+	blocks_of "$WORK/t1.img" "$l1" "$WORK/t1.bin"
+	head -c "$(bsize)" /dev/zero | tr '\0' 'U' >>"$WORK/t1.bin"
+	blocks_of "$WORK/t2.img" "$l2" "$WORK/t2.bin"
+	blocks_of "$AFTER" "$l3" "$WORK/t3.bin"
+	cp "$BEFORE" "$IMAGE"
+	put_blocks "$WORK/t2.img" "$REVOKED"
+	printf '%s\n' "jo" "jw -b $l1,$REVOKED -c $WORK/t1.bin" "jw -b $l2 -r $REVOKED -c $WORK/t2.bin" \
+		"jw -b $l3 $WORK/t3.bin" "jc" | "$DEBUGFS" -w -f - "$IMAGE" >"$WORK/debugfs.out" 2>&1 || {
+		echo "debugfs: writing the journal failed" >&2
+		cat "$WORK/debugfs.out" >&2
+		exit 1
+	}
+}

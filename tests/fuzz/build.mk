@@ -34,10 +34,10 @@ define soak_fuzz
 endef
 
 soak-fuzz-fsck: build/fuzz-fsck/fuzz-fsck build/fuzz-fsck/fsck-seeds/.done $(FUZZ_REPO_CORPUS)/fsck/.done
-	$(call soak_fuzz,fsck,build/fuzz-fsck/fuzz-fsck,-timeout=10 -max_len=1048576,build/fuzz-fsck/fsck-seeds $(FUZZ_REPO_CORPUS)/fsck)
+	$(call soak_fuzz,fsck,build/fuzz-fsck/fuzz-fsck,-timeout=10 -max_len=2097152,build/fuzz-fsck/fsck-seeds $(FUZZ_REPO_CORPUS)/fsck)
 
 soak-fuzz-fsck-repair: build/fuzz-fsck/fuzz-fsck build/fuzz-fsck/fsck-seeds/.done $(FUZZ_REPO_CORPUS)/fsck/.done
-	$(call soak_fuzz,fsck-repair,STALEFS_FUZZ_REPAIR=1 build/fuzz-fsck/fuzz-fsck,-timeout=10 -max_len=1048576,build/fuzz-fsck/fsck-seeds $(FUZZ_REPO_CORPUS)/fsck)
+	$(call soak_fuzz,fsck-repair,STALEFS_FUZZ_REPAIR=1 build/fuzz-fsck/fuzz-fsck,-timeout=10 -max_len=2097152,build/fuzz-fsck/fsck-seeds $(FUZZ_REPO_CORPUS)/fsck)
 
 soak-fuzz-debugfs: build/fuzz/fuzz_debugfs build/fuzz/corpus-debugfs/.seeded $(FUZZ_REPO_CORPUS)/debugfs/.done
 	$(call soak_fuzz,debugfs,build/fuzz/fuzz_debugfs,-timeout=20 -max_len=262144 -close_fd_mask=3,build/fuzz/corpus-debugfs $(FUZZ_REPO_CORPUS)/debugfs)

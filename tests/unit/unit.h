@@ -75,5 +75,6 @@ Suite *journal_format_suite(void);
 Suite *journal_replay_suite(void);
 Suite *overlay_suite(void);
 Suite *emap_suite(void);
+Suite *orphan_suite(void);
 
 #endif

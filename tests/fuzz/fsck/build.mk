@@ -34,7 +34,7 @@ $(FSCK_FUZZ_OUT)/fsck-seeds/.done: build/mkfs.stalefs build/debugfs.stalefs test
 fuzz: fuzz-fsck
 fuzz-fsck: $(FSCK_FUZZ) $(FSCK_FUZZ_OUT)/fsck-seeds/.done
 	@mkdir -p $(FSCK_FUZZ_OUT)/fsck-corpus
-	cd $(FSCK_FUZZ_OUT) && ./fuzz-fsck -max_total_time=$(FSCK_FUZZ_TIME) -timeout=10 -max_len=1048576 \
+	cd $(FSCK_FUZZ_OUT) && ./fuzz-fsck -max_total_time=$(FSCK_FUZZ_TIME) -timeout=10 -max_len=2097152 \
 		-print_final_stats=1 fsck-corpus fsck-seeds
 
 # Repeatable, as check-fuzz-debugfs: a fixed seed and run count over the
@@ -43,5 +43,5 @@ fuzz-fsck: $(FSCK_FUZZ) $(FSCK_FUZZ_OUT)/fsck-seeds/.done
 CHECK_TARGETS += check-fuzz-fsck
 check-fuzz-fsck: $(FSCK_FUZZ) build/fuzz-corpus/fsck/.done
 	rm -rf $(FSCK_FUZZ_OUT)/fsck-check && mkdir -p $(FSCK_FUZZ_OUT)/fsck-check
-	cd $(FSCK_FUZZ_OUT) && ./fuzz-fsck -runs=$(FSCK_FUZZ_CHECK_RUNS) -timeout=10 -max_len=1048576 -seed=1 \
+	cd $(FSCK_FUZZ_OUT) && ./fuzz-fsck -runs=$(FSCK_FUZZ_CHECK_RUNS) -timeout=10 -max_len=2097152 -seed=1 \
 		-print_final_stats=1 fsck-check ../fuzz-corpus/fsck

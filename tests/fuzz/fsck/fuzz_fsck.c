@@ -4,9 +4,11 @@
  * STALEFS_FUZZ_REPAIR=1 in the environment: -fy, then -fn on the result,
  * which must be clean whenever the first run corrected everything).  The input is the
  * start of an image (seeds are corpus images cut after their last non-zero
- * block); the rest of a 1 MiB device reads as zeros.  The checker runs in
+ * block); the rest of a 2 MiB device reads as zeros.  The checker runs in
  * process; its exits come back here through fsck_exit_jmp.  Read-only by
  * construction (-n), so any crash, hang, leak or sanitizer report is a bug.
+ * The device is 2 MiB so that an image can hold a journal (1024 blocks at
+ * 1 KiB, jbd2's least) and the replay, the overlay and orphans are fuzzed too.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,7 +20,7 @@
 #include <stdbool.h>
 #include "fsck.h"
 
-#define DEVICE_BYTES (1u << 20)
+#define DEVICE_BYTES (2u << 20)
 
 static void quiet_com_err(const char *who, long code, const char *fmt, va_list args)
 {
