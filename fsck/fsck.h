@@ -62,6 +62,7 @@ struct group_info {
 	u8 *snap_bb, *snap_ib;	/* the computed maps at the swap: what repairs changed since is theirs */
 	bool snap_taken;
 	u32 orphans;		/* inodes in use still flagged ORPHAN after pass 1 (pass 5 checks the count) */
+	u32 stale;		/* regular files left holding STALE extents after pass 1 (S6, pass 5) */
 };
 
 struct dir_info {
@@ -143,6 +144,7 @@ struct fsck_ctx {
 	u64 journal_free_start;
 	u32 journal_free_len;
 	bool recovery_left;		/* RECOVER is still set: the journal could not be replayed */
+	bool stale_forced;		/* the quick stale audit found what needs the full check (said so) */
 	bool force_check;		/* the journal or orphans need a full check even if marked clean */
 	bool overlay_noted;		/* -n: said once that changes stay in memory */
 
@@ -248,6 +250,8 @@ void run_rebuilds(struct fsck_ctx *ctx);
 void stale_check_inode(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *inode,
 		       u64 stale_blocks, bool rebuild_pending, bool *dirty, u8 *fixes);
 void stale_summary(struct fsck_ctx *ctx);
+/* The audit of a run that skips the full check: false when it found what needs one. */
+bool stale_quick_audit(struct fsck_ctx *ctx);
 
 /* pass2.c .. pass5.c */
 void pass2(struct fsck_ctx *ctx);

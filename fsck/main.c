@@ -286,12 +286,16 @@ int fsck_main(int argc, char **argv)
 	/* A clean filesystem is skipped unless -f (or damage found while opening). */
 	if (!(ctx.options & OPT_FORCE) && !ctx.used_backup && fs->sb_rule == 0 && fs->bad_desc_count == 0 &&
 	    !ctx.force_check && !orphans_pending(&ctx) &&
-	    (le16_to_cpu(fs->sb.s_state) & (STALEFS_STATE_CLEAN | STALEFS_STATE_ERRORS)) == STALEFS_STATE_CLEAN) {
+	    (le16_to_cpu(fs->sb.s_state) & (STALEFS_STATE_CLEAN | STALEFS_STATE_ERRORS)) == STALEFS_STATE_CLEAN &&
+	    stale_quick_audit(&ctx)) {
 		u32 used_inodes = fs->geom.inodes_count - le32_to_cpu(fs->sb.s_free_inodes_count);
 		u64 used_blocks = fs->geom.blocks_count - le64_to_cpu(fs->sb.s_free_blocks_count);
 
 		printf("%s: clean, %u/%u files, %llu/%llu blocks\n", ctx.name, used_inodes, fs->geom.inodes_count,
 		       (unsigned long long)used_blocks, (unsigned long long)fs->geom.blocks_count);
+		/* The audit ran; its line is worth a line of preen output only where the feature is in use. */
+		if (ctx.stale_gid != STALEFS_STALE_GID_NONE || ctx.stale_files)
+			stale_summary(&ctx);
 		/* The journal's quiet fix (needs_recovery over an empty log) is kept. */
 		if (fs->sb_dirty && !(ctx.options & OPT_READONLY)) {
 			errcode_t err = stalefs_close(fs);
@@ -307,7 +311,7 @@ int fsck_main(int argc, char **argv)
 		the_ctx = NULL;
 		return FSCK_OK;
 	}
-	if (!(ctx.options & OPT_FORCE)) {
+	if (!(ctx.options & OPT_FORCE) && !ctx.stale_forced) {
 		if (le16_to_cpu(fs->sb.s_state) & STALEFS_STATE_ERRORS)
 			printf("%s contains a file system with errors, check forced.\n", ctx.name);
 		else if (!(le16_to_cpu(fs->sb.s_state) & STALEFS_STATE_CLEAN))

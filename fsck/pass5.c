@@ -218,6 +218,15 @@ static void check_counts(struct fsck_ctx *ctx)
 				stalefs_mark_desc_dirty(fs, grp);
 			}
 		}
+		/* S6: the count is what lets a run that skips the full check audit cheaply. */
+		if (le32_to_cpu(d->bg_stale_count) != gi->stale) {
+			p.num = le32_to_cpu(d->bg_stale_count);
+			p.num2 = gi->stale;
+			if (fix_problem(ctx, PR_5_GROUP_STALE, &p)) {
+				d->bg_stale_count = cpu_to_le32(gi->stale);
+				stalefs_mark_desc_dirty(fs, grp);
+			}
+		}
 		total_blocks += fb;
 		total_inodes += fi;
 	}

@@ -175,9 +175,10 @@ static const struct problem table[] = {
 	{ PR_1_S3_NO_FEATURE, "Stale audit (S3): inode %i has a STALE extent (logical block %l, "
 	  "length %N) but the filesystem records no permitted group.", P_HIDE, 0, 0 },
 	{ PR_1_S4_GID, "Stale audit (S4): inode %i holds %N stale-exposed block(s) but belongs to "
-	  "group %M, not the permitted group %j.", P_CONFINE, 0, 0 },
+	  "group %M, not the permitted group %j.", P_CONFINE, PR_PREEN_OK, 0 },
+	/* Re-confining loses nothing and ends an exposure: safe, and urgent, unattended. */
 	{ PR_1_S4_OTHERS, "Stale audit (S4): inode %i holds stale-exposed blocks and others "
-	  "have permissions on it (mode 0%O).", P_CONFINE, 0, 0 },
+	  "have permissions on it (mode 0%O).", P_CONFINE, PR_PREEN_OK, 0 },
 	{ PR_1_S4_HIDE, "Stale audit (S4): inode %i holds %N stale-exposed block(s) that escape "
 	  "the permitted group %j (group %M%s).", P_HIDE, 0, 0 },
 	{ PR_1_S5_FLAG_SET, "Stale audit (S5): inode %i holds STALE extents but its stale flag is clear.",
@@ -270,6 +271,9 @@ static const struct problem table[] = {
 	  PR_PREEN_OK | PR_PREEN_NOMSG | PR_NO_OK, 0 },
 	{ PR_5_GROUP_ORPHANS, "Orphan inodes count wrong for group #%g (%N, counted=%M).",
 	  P_FIX, PR_PREEN_OK | PR_PREEN_NOMSG, 0 },
+	/* Shown even when preening: it is the stale audit's index (S6). */
+	{ PR_5_GROUP_STALE, "Stale audit (S6): count of files holding STALE extents wrong for group #%g "
+	  "(%N, counted=%M).", P_FIX, PR_PREEN_OK, 0 },
 
 	/* ---- after the passes ---- */
 	{ PR_6_RECREATE_JOURNAL, "The journal was cleared: the filesystem has none now.", P_RECREATE_JOURNAL,

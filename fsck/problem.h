@@ -200,6 +200,7 @@ enum problem_code {
 	PR_5_FREE_BLOCKS = 0x05000E,
 	PR_5_FREE_INODES = 0x05000F,
 	PR_5_GROUP_ORPHANS = 0x050010,
+	PR_5_GROUP_STALE = 0x050011,
 
 	/* ---- after the passes ---- */
 	PR_6_RECREATE_JOURNAL = 0x060001,

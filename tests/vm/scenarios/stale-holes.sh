@@ -5,7 +5,8 @@
 # dump the file); a member allocating into a group file a non-member owns;
 # a reader whose descriptor predates the confinement; an offline escape
 # (debugfs) served after a mount; a new group recorded for STALE extents
-# whose group was forgotten.  The device holds a third user's deleted file
+# whose group was forgotten; fsck (preen too) repairing or hiding what
+# escaped; stale_group recording and forgetting a group.  The device holds a third user's deleted file
 # of a recognisable pattern, which no refused path may show.
 # needs: stalefs
 # disk: scratch:64M
@@ -100,8 +101,17 @@ dmesg | grep -q "holds STALE extents but is not confined" || fail "the escape wa
 umount $mnt
 [[ $("$DEBUGFS_STALEFS" -R stats "$dev" 2>/dev/null | sed -n 's/^Filesystem state: *//p') == *error* ]] ||
 	fail "the escape did not mark the filesystem for a check"
-"$FSCK_STALEFS" -fy "$dev" >/tmp/fsck.out || (($? < 4)) || { cat /tmp/fsck.out; fail "fsck did not repair"; }
+# Preen (the boot-time check, no -f) checks in full because of the recorded error, and
+# re-confines: that loses nothing.
+rc=0; "$FSCK_STALEFS" -p "$dev" >/tmp/fsck.out 2>&1 || rc=$?
+assert_eq 1 "$rc" "fsck -p on the escape (repaired)"
 grep -q "Stale audit (S4): inode $ino .*not the permitted group" /tmp/fsck.out || { cat /tmp/fsck.out; fail "fsck did not report the escape"; }
+# Clean now: the next preen skips the full check but still audits, from the kernel's counts.
+rc=0; "$FSCK_STALEFS" -p "$dev" >/tmp/fsck.out 2>&1 || rc=$?
+assert_eq 0 "$rc" "fsck -p after the repair"
+grep -q ": clean, " /tmp/fsck.out || { cat /tmp/fsck.out; fail "the second preen did not skip the full check"; }
+grep -q "stale audit: [0-9]* files, [0-9]* blocks stale-exposed to group $G\$" /tmp/fsck.out ||
+	{ cat /tmp/fsck.out; fail "the clean preen printed no stale audit (or the kernel's counts are wrong)"; }
 fsck_clean "$dev"
 mount -t stalefs -o nohide_stale_gid=$G "$dev" $mnt
 assert_eq "$G 660" "$(stat -c '%g %a' $mnt/escaped)" "re-confined by fsck"
@@ -117,4 +127,32 @@ mount -t stalefs "$dev" $mnt
 # Without a group nothing holding STALE extents is confined: nothing reads it.
 assert_errno EPERM cat $mnt/owned
 umount $mnt
+
+note "fsck forces a check for STALE files without a group: preen stops, -y hides them"
+rc=0; "$FSCK_STALEFS" -p "$dev" >/tmp/fsck.out 2>&1 || rc=$?
+assert_eq 4 "$rc" "fsck -p with STALE files and no group"
+# (The refused read above recorded an error: that alone forces the check.)
+grep -q "check forced" /tmp/fsck.out || { cat /tmp/fsck.out; fail "fsck -p did not say why it checks"; }
+grep -q "Stale audit (S3): inode [0-9]* has a STALE extent" /tmp/fsck.out ||
+	{ cat /tmp/fsck.out; fail "fsck -p did not name the STALE extents without a group"; }
+rc=0; "$FSCK_STALEFS" -y "$dev" >/tmp/fsck.out 2>&1 || rc=$?
+assert_eq 1 "$rc" "fsck -y hides them"
+fsck_clean "$dev"
+
+note "one command records a group, and one forgets it"
+"$DEBUGFS_STALEFS" -w -R "stale_group $G" "$dev" >/dev/null || fail "stale_group $G"
+mount -t stalefs -o nohide_stale_gid=$G "$dev" $mnt
+expect_ok as_member $STALE_IOCTL falloc 0 65536 $mnt/owned
+umount $mnt
+rc=0; "$DEBUGFS_STALEFS" -w -R "stale_group -f" "$dev" >/dev/null 2>/tmp/dbg.err || rc=$?
+assert_eq 1 "$rc" "stale_group -f while a file holds STALE extents"
+grep -q "refused: 1 file(s) hold STALE" /tmp/dbg.err || { cat /tmp/dbg.err; fail "no reason for the refusal"; }
+mount -t stalefs "$dev" $mnt
+xfs_io -c "fpunch 0 64k" $mnt/owned || fail "punching the STALE range"
+umount $mnt
+"$DEBUGFS_STALEFS" -w -R "stale_group -f" "$dev" >/dev/null || fail "stale_group -f with no STALE extents left"
+mount -t stalefs -o nohide_stale_gid=4243 "$dev" $mnt || fail "arming a new group after forgetting"
+dmesg | grep -q "recorded permitted group 4243" || fail "the new group was not recorded"
+umount $mnt
+fsck_clean "$dev"
 echo "stale-holes passed"
