@@ -13,8 +13,9 @@
  *
  * With a journal the conversion is an edit of the in-memory extent map at
  * completion, no transaction and no I/O on the writer's path; the edits
- * are saved into the journal in batches (a worker a second later, fsync,
- * sync, eviction, or at once once STALEFS_SAVE_BATCH have piled up).
+ * are saved into the journal in batches by a worker (a second later, or at
+ * once when STALEFS_SAVE_BATCH have piled up), by fsync, sync and eviction,
+ * and by the converting task itself only past STALEFS_SAVE_LIMIT.
  * Since the edit is made only after the data write completed, and jbd2
  * flushes the device's cache before a commit record, no committed state
  * ever calls a block written before its data is durable.
@@ -30,8 +31,14 @@
 #include "stalefs.h"
 #include "journal.h"
 
-/* Converted extents piled up in memory past this many are saved at once. */
+/*
+ * Converted extents piled up in memory past STALEFS_SAVE_BATCH wake the
+ * worker at once; past STALEFS_SAVE_LIMIT the converting task saves them
+ * itself, so a writer that outruns the worker is held back, and what one
+ * save must journal stays bounded.
+ */
 #define STALEFS_SAVE_BATCH	64
+#define STALEFS_SAVE_LIMIT	(8 * STALEFS_SAVE_BATCH)
 
 static bool stalefs_iomap_valid(struct inode *inode, const struct iomap *iomap)
 {
@@ -180,7 +187,7 @@ const struct iomap_ops stalefs_iomap_ops = {
 
 /* ---- converted extents waiting to be saved (journal mode) ---- */
 
-static void save_enlist(struct inode *inode)
+static void save_enlist(struct inode *inode, bool now)
 {
 	struct stalefs_sb_info *sbi = STALEFS_SB(inode->i_sb);
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
@@ -190,7 +197,10 @@ static void save_enlist(struct inode *inode)
 		list_add_tail(&ei->i_save_node, &sbi->save_list);
 	spin_unlock(&sbi->save_lock);
 	/* Within a second: a crash before it shows zeros, never old data. */
-	queue_delayed_work(system_unbound_wq, &sbi->save_work, HZ);
+	if (now)
+		mod_delayed_work(system_unbound_wq, &sbi->save_work, 0);
+	else
+		queue_delayed_work(system_unbound_wq, &sbi->save_work, HZ);
 }
 
 void stalefs_save_forget(struct inode *inode)
@@ -294,7 +304,7 @@ int stalefs_convert_unwritten(struct inode *inode, loff_t pos, loff_t len)
 	unsigned int bits = sb->s_blocksize_bits;
 	u64 first = pos >> bits, next;
 	u64 last = DIV_ROUND_UP_ULL(pos + len, 1ULL << bits);
-	bool journal = stalefs_has_journal(sb), batch = false;
+	bool journal = stalefs_has_journal(sb), batch = false, limit = false;
 	unsigned int nofs;
 	int err = 0;
 
@@ -315,6 +325,7 @@ int stalefs_convert_unwritten(struct inode *inode, loff_t pos, loff_t len)
 				ei->i_save_pending = true;
 				ei->i_pending_edits += n;
 				batch = ei->i_pending_edits >= STALEFS_SAVE_BATCH;
+				limit = ei->i_pending_edits >= STALEFS_SAVE_LIMIT;
 			}
 		} else {
 			ei->i_converting = true;
@@ -326,8 +337,8 @@ int stalefs_convert_unwritten(struct inode *inode, loff_t pos, loff_t len)
 		first = next;
 	}
 	if (!err && journal) {
-		save_enlist(inode);
-		if (batch)
+		save_enlist(inode, batch);
+		if (limit)
 			err = stalefs_save_pending(inode);
 	} else if (!err) {
 		err = stalefs_update_inode(inode);
