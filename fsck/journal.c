@@ -38,13 +38,6 @@ static bool needs_recovery(const stalefs_fs *fs)
 	return le32_to_cpu(fs->sb.s_feature_incompat) & STALEFS_FEATURE_INCOMPAT_RECOVER;
 }
 
-static void clear_recover(stalefs_fs *fs)
-{
-	fs->sb.s_feature_incompat = cpu_to_le32(le32_to_cpu(fs->sb.s_feature_incompat) &
-						~STALEFS_FEATURE_INCOMPAT_RECOVER);
-	stalefs_mark_super_dirty(fs);
-}
-
 void fsck_use_overlay(struct fsck_ctx *ctx)
 {
 	errcode_t err;
@@ -117,7 +110,7 @@ static void check_fields(struct fsck_ctx *ctx)
 	if (needs_recovery(fs) && !has_journal(fs)) {
 		ctx->force_check = true;
 		if (fix_problem(ctx, PR_0_JOURNAL_RECOVER_NO_JOURNAL, &p))
-			clear_recover(fs);
+			stalefs_journal_clear_recover(fs);
 	}
 	if (has_journal(fs) && pad) {
 		p.num = pad;
@@ -205,7 +198,7 @@ static void clear_journal(struct fsck_ctx *ctx, bool free_blocks)
 	sb->s_journal_block = 0;
 	sb->s_journal_blocks = 0;
 	sb->s_journal_pad = 0;
-	clear_recover(fs);
+	stalefs_journal_clear_recover(fs);
 	ctx->journal_ok = false;
 	ctx->journal_cleared = true;
 }
@@ -274,7 +267,7 @@ static void replay(struct fsck_ctx *ctx, const struct stalefs_jbd2_super *jsb)
 		/* needs_recovery over an empty log (a crash as it was being cleared): nothing is
 		 * lost or wrong, so the bit just goes, quietly, as e2fsck does. */
 		if (needs_recovery(fs) && !(ctx->options & OPT_READONLY))
-			clear_recover(fs);
+			stalefs_journal_clear_recover(fs);
 		return;
 	}
 	ctx->force_check = true;

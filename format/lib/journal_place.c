@@ -192,9 +192,7 @@ errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
 	fs->sb.s_journal_pad = 0;
 	fs->sb.s_feature_compat = cpu_to_le32(le32_to_cpu(fs->sb.s_feature_compat) |
 					      STALEFS_FEATURE_COMPAT_HAS_JOURNAL);
-	fs->sb.s_feature_incompat = cpu_to_le32(le32_to_cpu(fs->sb.s_feature_incompat) &
-						~STALEFS_FEATURE_INCOMPAT_RECOVER);
-	stalefs_mark_super_dirty(fs);
+	stalefs_journal_clear_recover(fs);
 	stalefs_mark_block_range(fs, start, blocks);
 	stalefs_adjust_free_blocks(fs, stalefs_block_group(g, start), -(s64)blocks);
 	return 0;
@@ -215,8 +213,6 @@ errcode_t stalefs_journal_reset(stalefs_fs *fs)
 	err = write_fresh(fs, start, blocks);
 	if (err)
 		return err;
-	fs->sb.s_feature_incompat = cpu_to_le32(le32_to_cpu(fs->sb.s_feature_incompat) &
-						~STALEFS_FEATURE_INCOMPAT_RECOVER);
-	stalefs_mark_super_dirty(fs);
+	stalefs_journal_clear_recover(fs);
 	return 0;
 }

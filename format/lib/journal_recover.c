@@ -393,9 +393,7 @@ errcode_t stalefs_journal_mark_empty(stalefs_fs *fs, u32 next_sequence)
 	err = stalefs_journal_write_super(fs, &jsb);
 	if (err)
 		return err;
-	fs->sb.s_feature_incompat = cpu_to_le32(le32_to_cpu(fs->sb.s_feature_incompat) &
-						~STALEFS_FEATURE_INCOMPAT_RECOVER);
-	stalefs_mark_super_dirty(fs);
+	stalefs_journal_clear_recover(fs);
 	return 0;
 }
 

@@ -156,3 +156,10 @@ errcode_t stalefs_journal_write_super(stalefs_fs *fs, struct stalefs_jbd2_super 
 	free(buf);
 	return err;
 }
+
+void stalefs_journal_clear_recover(stalefs_fs *fs)
+{
+	fs->sb.s_feature_incompat = cpu_to_le32(le32_to_cpu(fs->sb.s_feature_incompat) &
+						~STALEFS_FEATURE_INCOMPAT_RECOVER);
+	stalefs_mark_super_dirty(fs);
+}

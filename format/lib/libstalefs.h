@@ -348,6 +348,8 @@ void stalefs_jsb_init(struct stalefs_jbd2_super *jsb, const struct stalefs_super
 /* Journal block 0 of an open filesystem (through the block cache); write sets the checksum. */
 errcode_t stalefs_journal_read_super(stalefs_fs *fs, struct stalefs_jbd2_super *jsb);
 errcode_t stalefs_journal_write_super(stalefs_fs *fs, struct stalefs_jbd2_super *jsb);
+/* The log needs no replay: clear RECOVER in the (dirtied) filesystem superblock. */
+void stalefs_journal_clear_recover(stalefs_fs *fs);
 
 /* Sizing and placement (mkfs.stalefs(8) documents the table). */
 #define STALEFS_JOURNAL_MIN_FS_BLOCKS 2048	/* smaller filesystems get no journal by default */

@@ -39,20 +39,6 @@ static void usage(void)
 	exit(2);
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* The indices of the cached writes whose kept flag is want, as runs a-b. */
 static void print_runs(const struct cm_plan *p, int want)
 {
@@ -223,7 +209,7 @@ int main(int argc, char **argv)
 	if (!is_plan && !is_make)
 		usage();
 	char **a = argv + (is_plan ? 3 : 6);	/* CUT SEED MODE */
-	if (parse_u64(a[0], &c.cut) || parse_u64(a[1], &c.seed) || (is_make && parse_u64(argv[4], &from))) {
+	if (lw_parse_u64(a[0], &c.cut) || lw_parse_u64(a[1], &c.seed) || (is_make && lw_parse_u64(argv[4], &from))) {
 		fprintf(stderr, "cache-cut: CUT, SEED and FROM are numbers\n");
 		return 2;
 	}

@@ -2,6 +2,7 @@
 /* Reading (and, for tests, writing) a dm-log-writes log: see logwrites.h for the layout. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
@@ -290,4 +291,19 @@ int lw_finish(struct lw_writer *w)
 	}
 	w->fd = -1;
 	return rc;
+}
+
+int lw_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
 }

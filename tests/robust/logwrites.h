@@ -65,6 +65,8 @@ int lw_apply(const struct lw_log *log, const struct lw_entry *e, int img, uint64
 /* "W", "F", "WU", "M"...: W data written, F flush, U FUA, D discard, M mark. */
 const char *lw_flag_string(const struct lw_entry *e, char buf[8]);
 void lw_close(struct lw_log *log);
+/* A decimal command-line number (the log tools' entry indexes, cuts, seeds): 0, or -1. */
+int lw_parse_u64(const char *s, uint64_t *out);
 
 /*
  * Writing a log, for tests that need one with a known shape (the kernel

@@ -33,20 +33,6 @@ static void usage(void)
 	exit(2);
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int list(const char *path)
 {
 	struct lw_log log;
@@ -127,7 +113,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "list"))
 		return list(argv[2]);
 	if (argc == 6 && !strcmp(argv[1], "replay")) {
-		if (parse_u64(argv[4], &from) || parse_u64(argv[5], &to)) {
+		if (lw_parse_u64(argv[4], &from) || lw_parse_u64(argv[5], &to)) {
 			fprintf(stderr, "replay-log: FROM and TO are entry numbers\n");
 			return 2;
 		}
