@@ -83,6 +83,9 @@ cleanup_after() {
 	for ((i = ${#mps[@]} - 1; i >= 0; i--)); do
 		printf -v mp '%b' "${mps[i]}"
 		echo "vm-runner: scenario left $mp mounted; unmounting"
+		# A frozen filesystem holds an active reference: unmounted, it
+		# would stay alive (and its device busy) until thawed.
+		fsfreeze -u "$mp" 2>/dev/null && echo "vm-runner: $mp was frozen; thawed"
 		umount "$mp" 2>/dev/null || umount -l "$mp"
 	done
 	local dms=(/sys/block/dm-*)
@@ -101,6 +104,17 @@ cleanup_after() {
 	((${#left[@]} == 0)) || rm -rf "${left[@]}"
 }
 
+# What keeps a disk busy: dm/md holders and mounts of it (for the report
+# when an earlier scenario left it held).
+disk_holders() {
+	local d=${1##*/} h out=''
+	for h in /sys/block/"$d"/holders/*; do out+="${h##*/} "; done
+	while read -r dev mp _; do
+		[[ $dev == "$1" ]] && out+="mounted at $mp "
+	done </proc/mounts
+	echo "${out:-nothing visible (an unmounted but still active superblock?)}"
+}
+
 # Run one scenario; sets $reason empty for a pass.
 run_one() {
 	local i=$1 name=${VM_SCEN_NAMES[$1]} path=${VM_SCEN_PATHS[$1]}
@@ -114,7 +128,7 @@ run_one() {
 	if ((i > 0)); then
 		for n in "${VM_DISK_NAMES[@]}"; do
 			msg=$(blkdiscard -f -z "${disk_dev[$n]}" 2>&1) ||
-				{ reason="could not zero disk $n: $msg"; return; }
+				{ reason="could not zero disk $n: $msg (held by: $(disk_holders "${disk_dev[$n]}"))"; return; }
 		done
 	fi
 
