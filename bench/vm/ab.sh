@@ -9,7 +9,7 @@
 # One line per figure: "R<round> <contestant> <case> <value>".
 # needs: stalefs
 # needs: ext4 xfs
-# disk: bench:2G
+# disk: bench:2G:full
 # timeout: 5400
 . "$STALEFS_ROOT/tests/vm/lib.sh"
 conf=$STALEFS_BUILD/bench/ab.conf

@@ -8,7 +8,7 @@
 # broken setup.  Nothing here asserts a timing.
 # needs: stalefs
 # needs: ext4 xfs
-# disk: bench:2G
+# disk: bench:2G:full
 # timeout: 3600
 . "$STALEFS_ROOT/tests/vm/lib.sh"
 

@@ -127,6 +127,8 @@ run_one() {
 	# start sparse).  Write-zeroes with unmap punches holes on the host.
 	if ((i > 0)); then
 		for n in "${VM_DISK_NAMES[@]}"; do
+			# A benchmark disk (run-vm's :full) stays as it is.
+			[[ " ${VM_DISK_FULL[*]-} " == *" $n "* ]] && continue
 			msg=$(blkdiscard -f -z "${disk_dev[$n]}" 2>&1) ||
 				{ reason="could not zero disk $n: $msg (held by: $(disk_holders "${disk_dev[$n]}"))"; return; }
 		done
