@@ -35,7 +35,9 @@ pattern_only() {	# pattern_only FILE BYTE: every byte of FILE is BYTE (hex, e.g.
 }
 
 note "mkfs makes a journal by default; it needs recovery exactly while mounted"
-"$MKFS_STALEFS" -q -F "$D"
+# 64 MiB whatever the disk: the run's disk is as large as the largest any
+# scenario asks for, and the freeze copy below must fit in the guest's /tmp.
+"$MKFS_STALEFS" -q -F "$D" 64M
 [[ $(features "$D") == *has_journal* ]] || fail "no has_journal: $(features "$D")"
 [[ $(features "$D") != *needs_recovery* ]] || fail "fresh image needs recovery"
 mount -t stalefs -o commit=3600 "$D" $m
@@ -130,10 +132,13 @@ umount $m
 fsck_clean "$D"
 
 note "freeze: a copy of the frozen device needs no recovery and is clean"
+# The filesystem's own blocks only (see the mkfs at the top).
+bsz=$(sb_field "$D" "Block size") nblk=$(sb_field "$D" "Block count")
+[[ $bsz =~ ^[0-9]+$ && $nblk =~ ^[0-9]+$ ]] || fail "no block size/count in stats ('$bsz', '$nblk')"
 mount -t stalefs -o commit=3600 "$D" $m
 xfs_io -f -c "pwrite -q -S 0x48 0 32k" $m/f1
 fsfreeze -f $m
-dd if="$D" of=/tmp/frozen.img bs=1M status=none
+dd if="$D" of=/tmp/frozen.img bs="$bsz" count="$nblk" status=none
 fsfreeze -u $m
 [[ $(features /tmp/frozen.img) != *needs_recovery* ]] || fail "the frozen image needs recovery"
 "$FSCK_STALEFS" -fn /tmp/frozen.img >/tmp/frozen.fsck || { cat /tmp/frozen.fsck; fail "the frozen image is not clean"; }
