@@ -93,5 +93,8 @@ install: all
 	$(INSTALL_EXTRA)
 
 # ---- demo: the main job end to end (tools/demo narrates each step) ----
-demo: deps all
+# A sub-make after deps: the kernel headers may have just been installed,
+# and kernel/build.mk looks for them when it is read.
+demo: deps
+	$(MAKE) all kernel
 	tools/demo

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * NO_HIDE_STALE: confined stale allocation (DESIGN.md section 2).
+ * NO_HIDE_STALE: confined stale allocation (docs/DESIGN.md section 2).
  *
  * A STALE extent is allocated without zeroing: reads return whatever its
  * blocks held, writes need no unwritten conversion.  That exposes someone

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * NO_HIDE_STALE: confined stale allocation (DESIGN.md section 2).
+ * NO_HIDE_STALE: confined stale allocation (docs/DESIGN.md section 2).
  *
  * The rest of the module calls these few hooks; everything about who may
  * allocate stale blocks, and which files may hold them, lives in stale.c.

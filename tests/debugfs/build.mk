@@ -61,13 +61,15 @@ $(FUZZ_CORPUS)/.seeded: tests/fuzz/debugfs/make-seeds build/mkfs.stalefs build/d
 	tests/fuzz/debugfs/make-seeds $(FUZZ_CORPUS) build/mkfs.stalefs build/debugfs.stalefs
 	touch $@
 
+# These run from the top of the tree: -artifact_prefix keeps the crash, leak
+# and timeout inputs libFuzzer writes in build/fuzz, not in the sources.
 .PHONY: fuzz-debugfs fuzz-debugfs-rw check-fuzz-debugfs
 fuzz-debugfs: $(FUZZ_DEBUGFS) $(FUZZ_CORPUS)/.seeded
-	$(FUZZ_DEBUGFS) -max_total_time=$(FUZZ_TIME) -max_len=262144 -timeout=20 -close_fd_mask=3 $(FUZZ_CORPUS)
+	$(FUZZ_DEBUGFS) -max_total_time=$(FUZZ_TIME) -max_len=262144 -timeout=20 -close_fd_mask=3 -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_CORPUS)
 
 fuzz-debugfs-rw: $(FUZZ_DEBUGFS_RW) $(FUZZ_CORPUS)/.seeded
 	mkdir -p $(FUZZ_CORPUS)-rw
-	$(FUZZ_DEBUGFS_RW) -max_total_time=$(FUZZ_TIME) -max_len=262144 -timeout=20 -close_fd_mask=3 \
+	$(FUZZ_DEBUGFS_RW) -max_total_time=$(FUZZ_TIME) -max_len=262144 -timeout=20 -close_fd_mask=3 -artifact_prefix=$(FUZZ_DIR)/ \
 		$(FUZZ_CORPUS)-rw $(FUZZ_CORPUS)
 
 # Bounded and repeatable: a fixed seed, a fixed number of runs (about a minute
@@ -82,10 +84,10 @@ CHECK_TARGETS += check-fuzz-debugfs
 check-fuzz-debugfs:
 	$(MAKE) --no-print-directory $(FUZZ_DEBUGFS) $(FUZZ_DEBUGFS_RW) build/fuzz-corpus/debugfs/.done
 	rm -rf $(FUZZ_DIR)/check-corpus-debugfs && mkdir -p $(FUZZ_DIR)/check-corpus-debugfs
-	$(FUZZ_DEBUGFS) -runs=$(DEBUGFS_FUZZ_CHECK_RUNS) -seed=1 -max_len=262144 -timeout=20 -close_fd_mask=3 \
+	$(FUZZ_DEBUGFS) -runs=$(DEBUGFS_FUZZ_CHECK_RUNS) -seed=1 -max_len=262144 -timeout=20 -close_fd_mask=3 -artifact_prefix=$(FUZZ_DIR)/ \
 		-print_final_stats=1 $(FUZZ_DIR)/check-corpus-debugfs build/fuzz-corpus/debugfs
 	rm -rf $(FUZZ_DIR)/check-corpus-debugfs && mkdir -p $(FUZZ_DIR)/check-corpus-debugfs
-	$(FUZZ_DEBUGFS_RW) -runs=$(DEBUGFS_FUZZ_RW_CHECK_RUNS) -seed=1 -max_len=262144 -timeout=20 -close_fd_mask=3 \
+	$(FUZZ_DEBUGFS_RW) -runs=$(DEBUGFS_FUZZ_RW_CHECK_RUNS) -seed=1 -max_len=262144 -timeout=20 -close_fd_mask=3 -artifact_prefix=$(FUZZ_DIR)/ \
 		-print_final_stats=1 $(FUZZ_DIR)/check-corpus-debugfs build/fuzz-corpus/debugfs
 
 -include $(shell find $(FUZZ_DIR) -name '*.d' 2>/dev/null)
