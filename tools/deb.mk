@@ -14,6 +14,10 @@ deb-deps:
 	@tools/install-deps build packaging
 
 deb: deb-deps
+	@v=$$(dpkg-parsechangelog -l debian/changelog -S Version); \
+	if [ "$${v%-*}" != "$(DEB_UPSTREAM_VERSION)" ]; then \
+		echo "make deb: debian/changelog is at $$v but kernel/build.mk's KERNEL_VERSION_STR is $(DEB_UPSTREAM_VERSION);" \
+		     "change both (and PACKAGE_VERSION in kernel/dkms.conf)" >&2; exit 1; fi
 	rm -rf $(DEB_DIR)
 	mkdir -p $(DEB_SRC)
 	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then \
