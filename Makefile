@@ -19,9 +19,13 @@ endif
 
 CC ?= gcc
 OPT ?= -O2
+# EXTRA_CFLAGS / EXTRA_LDFLAGS: a packager's flags (debian/rules passes
+# dpkg-buildflags' hardening flags), appended after ours.
+EXTRA_CFLAGS ?=
+EXTRA_LDFLAGS ?=
 CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror \
-	  $(OPT) -g $(SANFLAGS) -Iformat -Iformat/core -Iformat/lib -I$(BUILD)/gen
-LDFLAGS := $(SANFLAGS)
+	  $(OPT) -g $(SANFLAGS) -Iformat -Iformat/core -Iformat/lib -I$(BUILD)/gen $(EXTRA_CFLAGS)
+LDFLAGS := $(SANFLAGS) $(EXTRA_LDFLAGS)
 LDLIBS := -lcom_err -lz
 
 .PHONY: all check demo install clean deps programs
@@ -39,7 +43,7 @@ $(BUILD)/gen:
 	@mkdir -p $@
 
 include format/build.mk
-include $(wildcard mkfs/build.mk fsck/build.mk debugfs/build.mk tools/build.mk)
+include $(wildcard mkfs/build.mk fsck/build.mk debugfs/build.mk tools/build.mk tools/deb.mk)
 include $(wildcard kernel/build.mk)
 # Test fragments append their targets to CHECK_TARGETS (run by `make check`).
 include $(wildcard tests/*/build.mk bench/build.mk)
@@ -85,12 +89,17 @@ clean:
 # ---- install: tools where mkfs -t / fsck -t find them, man pages, the public header ----
 INSTALL_PROGRAMS = $(filter $(BUILD)/mkfs.stalefs $(BUILD)/fsck.stalefs $(BUILD)/debugfs.stalefs $(BUILD)/stalefs-falloc,$(PROGRAMS))
 MAN8 = $(wildcard mkfs/*.8 fsck/*.8 debugfs/*.8 tools/*.8)
-install: all
+# install-tools is the userspace half alone (no kernel headers needed): the
+# Debian package build (make deb) uses it.
+.PHONY: install-tools
+install: all install-tools
+	$(INSTALL_EXTRA)
+
+install-tools: programs
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(INCLUDEDIR)/stalefs
 	install -m 0755 $(INSTALL_PROGRAMS) $(DESTDIR)$(SBINDIR)/
 	$(if $(MAN8),install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8/)
 	install -m 0644 format/stalefs_ioctl.h $(DESTDIR)$(INCLUDEDIR)/stalefs/
-	$(INSTALL_EXTRA)
 
 # ---- demo: the main job end to end (tools/demo narrates each step) ----
 # A sub-make after deps: the kernel headers may have just been installed,
