@@ -39,7 +39,7 @@ $(BUILD)/gen:
 	@mkdir -p $@
 
 include format/build.mk
-include $(wildcard mkfs/build.mk fsck/build.mk debugfs/build.mk tools/build.mk)
+include $(wildcard mkfs/build.mk fsck/build.mk debugfs/build.mk tunefs/build.mk tools/build.mk)
 include $(wildcard kernel/build.mk)
 # Test fragments append their targets to CHECK_TARGETS (run by `make check`).
 include $(wildcard tests/*/build.mk bench/build.mk)
@@ -83,8 +83,8 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # ---- install: tools where mkfs -t / fsck -t find them, man pages, the public header ----
-INSTALL_PROGRAMS = $(filter $(BUILD)/mkfs.stalefs $(BUILD)/fsck.stalefs $(BUILD)/debugfs.stalefs $(BUILD)/stalefs-falloc,$(PROGRAMS))
-MAN8 = $(wildcard mkfs/*.8 fsck/*.8 debugfs/*.8 tools/*.8)
+INSTALL_PROGRAMS = $(filter $(BUILD)/mkfs.stalefs $(BUILD)/fsck.stalefs $(BUILD)/debugfs.stalefs $(BUILD)/tunefs.stalefs $(BUILD)/stalefs-falloc,$(PROGRAMS))
+MAN8 = $(wildcard mkfs/*.8 fsck/*.8 debugfs/*.8 tunefs/*.8 tools/*.8)
 install: all
 	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(INCLUDEDIR)/stalefs
 	install -m 0755 $(INSTALL_PROGRAMS) $(DESTDIR)$(SBINDIR)/
