@@ -21,7 +21,8 @@ const char *program_name = "tunefs.stalefs";
 static void open_failed(const char *device, errcode_t err, bool for_change)
 {
 	com_err(program_name, err, "while opening %s%s", device, for_change ? " to change it" : "");
-	if (err == EBUSY)
+	/* The library turns O_EXCL's EBUSY into STALEFS_ERR_MOUNTED. */
+	if (err == STALEFS_ERR_MOUNTED || err == EBUSY)
 		fprintf(stderr, "%s: %s is in use (mounted, or open exclusively by another program); "
 			"nothing was changed\n", program_name, device);
 	else if (err == STALEFS_ERR_NEEDS_RECOVERY)
