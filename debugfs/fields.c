@@ -97,7 +97,7 @@ const struct field super_fields[] = {
 	{ "block_group_nr", S(s_block_group_nr), F_UINT, 0, 0 },
 	{ "gdt_blocks", S(s_gdt_blocks), F_UINT, 0, 0 },
 	{ "max_mnt_count", S(s_max_mnt_count), F_UINT, 0, 0 },
-	{ "reserved_pad", S(s_reserved_pad), F_UINT, 0, 0 },
+	{ "checkinterval", S(s_checkinterval), F_UINT, 0, 0 },
 	{ "journal_block", S(s_journal_block), F_UINT, 0, 0 },
 	{ "journal_blocks", S(s_journal_blocks), F_UINT, 0, 0 },
 	{ "journal_pad", S(s_journal_pad), F_UINT, 0, 0 },

@@ -142,75 +142,64 @@ out:
 
 /*
  * stale_group [GID | -f]: show the permitted group; record one; or forget it
- * (-f).  Both fields (s_stale_gid and the nohide_stale feature) change
- * together, and neither a new group nor forgetting is allowed while an inode
- * holds STALE extents: their confinement would silently change (FORMAT.md 10).
+ * (-f).  The rule (both fields change together, refused while an inode holds
+ * STALE extents: FORMAT.md 10) is the library's, shared with tunefs -G.
  */
 DBG_CMD(do_stale_group)
 {
-	struct stale_ctx c = { 0 };
-	struct stalefs_super_block *sb;
-	u32 sg, gid = 0;
-	bool forget = false, set = false;
-	size_t i;
-	int err;
+	struct stalefs_stale_census c;
+	u32 sg, gid = STALEFS_STALE_GID_NONE;
+	bool change = false;
+	errcode_t err;
 
 	(void)sci_idx; (void)info;
 	if (!dbg_args(argc, argv, 0, 1, "[GID | -f]") || !dbg_need_fs(argv[0]))
 		return;
 	if (argc == 2) {
-		if (strcmp(argv[1], "-f") == 0) {
-			forget = true;
-		} else {
+		if (strcmp(argv[1], "-f") != 0) {
 			if (!dbg_parse_u32(argv[0], argv[1], "group id", &gid))
 				return;
 			if (gid == STALEFS_STALE_GID_NONE) {
 				dbg_msg(argv[0], "Bad group id - %s (4294967295 means none; use -f to forget)", argv[1]);
 				return;
 			}
-			set = true;
 		}
 		if (!dbg_need_rw(argv[0]))
 			return;
+		change = true;
 	}
-	sb = &dbg.fs->sb;
-	sg = le32_to_cpu(sb->s_stale_gid);
-	/* The inodes themselves, not the groups' counts: those may be what is wrong. */
-	err = dbg_inode_scan(stale_inode_cb, &c);
-	if (err) {
-		dbg_err(argv[0], err < 0 ? -err : err, "scanning for stale extents");
-		goto out;
-	}
-	if (!forget && !set) {
+	sg = le32_to_cpu(dbg.fs->sb.s_stale_gid);
+	if (!change) {
+		err = stalefs_stale_census(dbg.fs, &c);
+		if (err) {
+			dbg_err(argv[0], err, "scanning for stale extents");
+			return;
+		}
 		if (sg == STALEFS_STALE_GID_NONE)
-			printf("No permitted group is recorded; %zu file(s) hold STALE extents.\n", c.n);
+			printf("No permitted group is recorded; %llu file(s) hold STALE extents.\n",
+			       (unsigned long long)c.files);
 		else
-			printf("Permitted group: %u; %zu file(s), %llu block(s) hold STALE extents.\n", sg, c.n,
-			       (unsigned long long)c.blocks);
-		goto out;
+			printf("Permitted group: %u; %llu file(s), %llu block(s) hold STALE extents.\n", sg,
+			       (unsigned long long)c.files, (unsigned long long)c.blocks);
+		return;
 	}
-	if (c.n && (forget || gid != sg)) {
-		fprintf(stderr, "%s: refused: %zu file(s) hold STALE extents (debugfs lsstale lists them); "
-			"punch, zero or delete them first, or fsck.stalefs -E hide_stale\n", argv[0], c.n);
+	err = stalefs_stale_group_set(dbg.fs, gid, &c);
+	if (err == STALEFS_ERR_STALE_EXTENTS) {
+		fprintf(stderr, "%s: refused: %llu file(s) hold STALE extents (debugfs lsstale lists them); "
+			"punch, zero or delete them first, or fsck.stalefs -E hide_stale\n", argv[0],
+			(unsigned long long)c.files);
 		dbg_fail();
-		goto out;
+		return;
 	}
-	if (forget) {
-		sb->s_stale_gid = cpu_to_le32(STALEFS_STALE_GID_NONE);
-		sb->s_feature_ro_compat &= cpu_to_le32(~STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE);
-		if (sg == STALEFS_STALE_GID_NONE)
-			printf("No permitted group was recorded.\n");
-		else
-			printf("Permitted group %u forgotten.\n", sg);
-	} else {
-		sb->s_stale_gid = cpu_to_le32(gid);
-		sb->s_feature_ro_compat |= cpu_to_le32(STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE);
+	if (err) {
+		dbg_err(argv[0], err, gid == STALEFS_STALE_GID_NONE ? "forgetting the permitted group"
+								 : "recording the permitted group");
+		return;
+	}
+	if (gid != STALEFS_STALE_GID_NONE)
 		printf("Permitted group %u recorded.\n", gid);
-	}
-	stalefs_mark_super_dirty(dbg.fs);
-	dbg.fs->write_backups = true;
-out:
-	for (i = 0; i < c.n; i++)
-		free(c.v[i].path);
-	free(c.v);
+	else if (sg == STALEFS_STALE_GID_NONE)
+		printf("No permitted group was recorded.\n");
+	else
+		printf("Permitted group %u forgotten.\n", sg);
 }

@@ -261,11 +261,7 @@ const char *dbg_ext_flags(u16 flags)
 
 void dbg_time_string(s64 t, char *out, size_t len)
 {
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (!gmtime_r(&tt, &tm) || !strftime(out, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
-		snprintf(out, len, "%lld", (long long)t);
+	stalefs_time_string(t, out, len);
 }
 
 struct find_name {

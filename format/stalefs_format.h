@@ -124,7 +124,7 @@ struct stalefs_super_block {
 	__le32	s_block_group_nr;	/* 0x160 group holding this copy */
 	__le32	s_gdt_blocks;		/* 0x164 blocks of group descriptors */
 	__le32	s_max_mnt_count;	/* 0x168 0: no mount-count check */
-	__le32	s_reserved_pad;		/* 0x16C */
+	__le32	s_checkinterval;	/* 0x16C seconds between checks, 0: no time-based check */
 	__le64	s_journal_block;	/* 0x170 first block of the journal (its jbd2 superblock), 0: none */
 	__le32	s_journal_blocks;	/* 0x178 journal length in blocks, 0: none */
 	__le32	s_journal_pad;		/* 0x17C zero */

@@ -202,6 +202,31 @@ static void print_summary(struct fsck_ctx *ctx)
 	stale_summary(ctx);
 }
 
+/*
+ * A check scheduled by the superblock (FORMAT.md 2, as e2fsck's): too many
+ * mounts, or too long, since the last one.  Returns whether it is due, with
+ * the sentence that says why in msg.
+ */
+static bool scheduled_check_due(const struct fsck_ctx *ctx, char *msg, size_t len)
+{
+	const struct stalefs_super_block *sb = &ctx->fs->sb;
+	u32 max = le32_to_cpu(sb->s_max_mnt_count), count = le32_to_cpu(sb->s_mnt_count);
+	u32 interval = le32_to_cpu(sb->s_checkinterval);
+	s64 last = (s64)le64_to_cpu(sb->s_lastcheck), now = (s64)time(NULL);
+
+	if (max && count >= max) {
+		snprintf(msg, len, "%s has been mounted %u times without being checked, check forced.",
+			 ctx->name, count);
+		return true;
+	}
+	if (interval && now >= last + (s64)interval) {
+		snprintf(msg, len, "%s has gone %lld days without being checked, check forced.", ctx->name,
+			 (long long)((now - last) / 86400));
+		return true;
+	}
+	return false;
+}
+
 static int finish(struct fsck_ctx *ctx)
 {
 	stalefs_fs *fs = ctx->fs;
@@ -254,6 +279,8 @@ int fsck_main(int argc, char **argv)
 	struct sigaction sa;
 	stalefs_fs *fs;
 	int status;
+	char scheduled_msg[256];
+	bool scheduled;
 
 	memset(&ctx, 0, sizeof(ctx));
 	optind = 0;	/* a full getopt reset: fsck_main may run more than once (fuzzing) */
@@ -283,9 +310,10 @@ int fsck_main(int argc, char **argv)
 	}
 	fsck_open(&ctx);
 	fs = ctx.fs;
-	/* A clean filesystem is skipped unless -f (or damage found while opening). */
+	scheduled = scheduled_check_due(&ctx, scheduled_msg, sizeof(scheduled_msg));
+	/* A clean filesystem is skipped unless -f (or damage found while opening, or a check is due). */
 	if (!(ctx.options & OPT_FORCE) && !ctx.used_backup && fs->sb_rule == 0 && fs->bad_desc_count == 0 &&
-	    !ctx.force_check && !orphans_pending(&ctx) &&
+	    !ctx.force_check && !orphans_pending(&ctx) && !scheduled &&
 	    (le16_to_cpu(fs->sb.s_state) & (STALEFS_STATE_CLEAN | STALEFS_STATE_ERRORS)) == STALEFS_STATE_CLEAN &&
 	    stale_quick_audit(&ctx)) {
 		u32 used_inodes = fs->geom.inodes_count - le32_to_cpu(fs->sb.s_free_inodes_count);
@@ -318,6 +346,8 @@ int fsck_main(int argc, char **argv)
 			printf("%s was not cleanly unmounted, check forced.\n", ctx.name);
 		else if (ctx.force_check || orphans_pending(&ctx))
 			printf("%s: the journal or orphans needed attention, check forced.\n", ctx.name);
+		else if (scheduled && fs->sb_rule == 0 && fs->bad_desc_count == 0 && !ctx.used_backup)
+			printf("%s\n", scheduled_msg);
 		else if (!ctx.used_backup)
 			printf("%s has a damaged superblock or group descriptors, check forced.\n", ctx.name);
 	}

@@ -503,11 +503,28 @@ static bool ro_compat_unknown(struct super_block *sb)
 	       ~STALEFS_FEATURE_RO_COMPAT_SUPP;
 }
 
+/*
+ * A check the superblock schedules (FORMAT.md 2) is fsck's to run; the
+ * kernel only says it is due, as ext4 does, and mounts anyway.
+ */
+static void warn_check_due(struct super_block *sb)
+{
+	struct stalefs_super_block *raw = STALEFS_SB(sb)->raw;
+	u32 max = le32_to_cpu(raw->s_max_mnt_count), interval = le32_to_cpu(raw->s_checkinterval);
+
+	if (max && le32_to_cpu(raw->s_mnt_count) >= max)
+		pr_warn("stalefs (%s): maximal mount count reached, running fsck.stalefs is recommended\n",
+			sb->s_id);
+	else if (interval && ktime_get_real_seconds() >= (time64_t)le64_to_cpu(raw->s_lastcheck) + interval)
+		pr_warn("stalefs (%s): checktime reached, running fsck.stalefs is recommended\n", sb->s_id);
+}
+
 /* Going read-write: the filesystem is not clean until a clean umount. */
 static void mark_mounted_rw(struct super_block *sb)
 {
 	struct stalefs_super_block *raw = STALEFS_SB(sb)->raw;
 
+	warn_check_due(sb);
 	set_state(sb, false);
 	/* Before the first transaction can commit: tools must replay from now on. */
 	if (stalefs_has_journal(sb))

@@ -4,13 +4,10 @@
  * mkfs_options.  It never exits: a usage error is printed and returned,
  * so the libFuzzer target (tests/fuzz/mkfs/) can drive it directly.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <strings.h>
 #include <unistd.h>
 #include "libstalefs.h"
 #include "mkfs.h"
@@ -46,33 +43,6 @@ static int parse_u32(const char *s, const char *what, u32 *out)
 		return usage_error(what, s);
 	*out = (u32)v;
 	return 0;
-}
-
-static int parse_uuid(const char *s, u8 out[16])
-{
-	int i = 0;
-
-	if (strcasecmp(s, "random") == 0 || strcasecmp(s, "time") == 0)
-		return 1;	/* keep the random one the defaults made */
-	if (strcasecmp(s, "clear") == 0 || strcasecmp(s, "null") == 0) {
-		memset(out, 0, 16);
-		return 0;
-	}
-	while (*s && i < 16) {
-		unsigned int byte;
-
-		if (*s == '-') {
-			s++;
-			continue;
-		}
-		/* Two hex digits exactly: sscanf alone would take "eg" as 0x0e. */
-		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) ||
-		    sscanf(s, "%2x", &byte) != 1)
-			return -1;
-		out[i++] = (u8)byte;
-		s += 2;
-	}
-	return (i == 16 && !*s) ? 0 : -1;
 }
 
 /* One -O token ("name" or "^name"): 0, or a usage error. */
@@ -127,13 +97,7 @@ static int parse_features(const char *list, struct stalefs_mkfs_params *p)
 
 static int parse_errors(const char *s, u16 *out)
 {
-	if (strcmp(s, "continue") == 0)
-		*out = STALEFS_ERRORS_CONTINUE;
-	else if (strcmp(s, "remount-ro") == 0)
-		*out = STALEFS_ERRORS_RO;
-	else if (strcmp(s, "panic") == 0)
-		*out = STALEFS_ERRORS_PANIC;
-	else
+	if (stalefs_parse_errors(s, out))
 		return usage_error("invalid errors behavior: %s (continue, remount-ro or panic)", s);
 	return 0;
 }
@@ -188,22 +152,9 @@ static int parse_extended(const char *list, struct stalefs_mkfs_params *p)
 
 static int parse_gid(const char *s, u32 *out)
 {
-	struct group *gr;
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (!errno && end != s && !*end && v < STALEFS_STALE_GID_NONE) {
-		*out = (u32)v;
-		return 0;
-	}
-	gr = getgrnam(s);
-	if (gr) {
-		*out = (u32)gr->gr_gid;
-		return 0;
-	}
-	return usage_error("invalid group for -G: '%s' (a gid or a group name)", s);
+	if (stalefs_parse_gid(s, out))
+		return usage_error("invalid group for -G: '%s' (a gid or a group name)", s);
+	return 0;
 }
 
 /* The option letters' values before they are combined into o->params. */
@@ -219,45 +170,11 @@ struct raw_options {
  */
 static int parse_journal(const char *list, u32 block_size, u32 *blocks)
 {
-	char *copy = strdup(list), *tok, *save = NULL;
-	int rc = 0;
-	bool sized = false;
+	char why[256];
 
-	if (!copy)
-		return usage_error("%s", "out of memory");
-	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		unsigned long long mib, b;
-		char *end;
-
-		if (strncmp(tok, "size=", 5) != 0) {
-			rc = usage_error("unknown journal option: %s (known: size=MiB)", tok);
-			break;
-		}
-		errno = 0;
-		mib = strtoull(tok + 5, &end, 10);
-		if (errno || end == tok + 5 || *end || tok[5] == '-' || mib > (1ULL << 32)) {
-			rc = usage_error("invalid journal size: '%s' (a number of MiB)", tok + 5);
-			break;
-		}
-		b = (mib << 20) / block_size;
-		if (b < STALEFS_JOURNAL_MIN_BLOCKS) {
-			fprintf(stderr, "%s: journal size %llu MiB is %llu blocks of %u bytes; a journal needs at "
-				"least %u blocks (%u MiB)\n", program_name, mib, b, block_size,
-				STALEFS_JOURNAL_MIN_BLOCKS, (u32)(((u64)STALEFS_JOURNAL_MIN_BLOCKS * block_size) >> 20));
-			rc = usage();
-			break;
-		}
-		if (b > 0xFFFFFFFFULL) {
-			rc = usage_error("journal size too large: %s MiB", tok + 5);
-			break;
-		}
-		*blocks = (u32)b;
-		sized = true;
-	}
-	if (!rc && !sized)
-		rc = usage_error("%s", "-J needs size=MiB");
-	free(copy);
-	return rc;
+	if (stalefs_parse_journal_opts(list, block_size, blocks, why, sizeof(why)))
+		return usage_error("%s", why);
+	return 0;
 }
 
 static int parse_letter(int c, const char *arg, struct raw_options *r, struct mkfs_options *o)
@@ -346,7 +263,7 @@ int mkfs_parse_options(int argc, char **argv, struct mkfs_options *o)
 	p->stale_gid = r.stale_gid;
 	if (r.label)
 		strncpy(p->label, r.label, sizeof(p->label) - 1);
-	if (r.uuid && parse_uuid(r.uuid, p->uuid) < 0)
+	if (r.uuid && stalefs_parse_uuid(r.uuid, p->uuid) < 0)
 		return usage_error("invalid UUID: '%s'", r.uuid);
 	if (r.errors && (rc = parse_errors(r.errors, &p->errors)))
 		return rc;

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
-#include <sys/random.h>
 #include "libstalefs.h"
 #include "lib_internal.h"
 
@@ -36,13 +35,7 @@ void stalefs_mkfs_defaults(struct stalefs_mkfs_params *p, u64 bytes, u32 block_s
 	p->feature_incompat = STALEFS_FEATURE_INCOMPAT_REQUIRED;
 	p->errors = STALEFS_ERRORS_CONTINUE;
 	p->root_mode = 0755;
-	if (getrandom(p->uuid, sizeof(p->uuid), 0) != (ssize_t)sizeof(p->uuid)) {
-		u64 t = (u64)time(NULL);
-
-		memcpy(p->uuid, &t, sizeof(t));
-	}
-	p->uuid[6] = (u8)((p->uuid[6] & 0x0f) | 0x40);	/* version 4 */
-	p->uuid[8] = (u8)((p->uuid[8] & 0x3f) | 0x80);	/* RFC 4122 variant */
+	stalefs_uuid_random(p->uuid);
 }
 
 static u32 log2_u32(u32 v)

@@ -502,6 +502,66 @@ void stalefs_jtrans_abort(struct stalefs_jtrans *t);
 /* Log blocks the transaction would take now. */
 u32 stalefs_jtrans_blocks(const struct stalefs_jtrans *t);
 
+/* ---- offline tuning (tunefs.stalefs; debugfs stale_group) ---- */
+/* Who holds STALE extents, read from the inodes themselves (not bg_stale_count). */
+struct stalefs_stale_census {
+	u64 files;		/* inodes in use holding STALE extents or flagged STALE */
+	u64 blocks;		/* STALE blocks among them */
+	u64 unreadable;		/* inodes or extent trees that could not be read: may hold more */
+};
+errcode_t stalefs_stale_census(stalefs_fs *fs, struct stalefs_stale_census *c);
+/*
+ * Record gid as the permitted group (with the nohide_stale feature), or forget it
+ * (gid STALEFS_STALE_GID_NONE: both cleared); every superblock copy is rewritten at
+ * close.  Refused while files hold STALE extents, unless gid is the group already
+ * recorded: STALEFS_ERR_STALE_EXTENTS, or STALEFS_ERR_STALE_UNKNOWN when some could
+ * not be read.  *c says what the census found either way.
+ */
+errcode_t stalefs_stale_group_set(stalefs_fs *fs, u32 gid, struct stalefs_stale_census *c);
+/* A new filesystem UUID; the checksum seed stays (FORMAT.md 2), the journal superblock's
+ * UUID follows.  Refused while the journal needs recovery or its log is not empty. */
+errcode_t stalefs_set_uuid(stalefs_fs *fs, const u8 uuid[16]);
+/* A new volume label (at most 31 bytes: STALEFS_ERR_BAD_ARGUMENT otherwise). */
+errcode_t stalefs_set_label(stalefs_fs *fs, const char *label);
+/* Take the journal away: its blocks freed, has_journal and the journal fields cleared.
+ * Refused (nothing changed) while it needs recovery or its log is not empty, or when its
+ * superblock does not verify. */
+errcode_t stalefs_journal_remove(stalefs_fs *fs);
+
+/* ---- option values mkfs and tunefs share (parse_opts.c): 0, or -1 with nothing stored ---- */
+/* A UUID as 8-4-4-4-12 hex (dashes optional), or random, time, clear (null). */
+int stalefs_parse_uuid(const char *s, u8 out[16]);
+void stalefs_uuid_random(u8 out[16]);
+void stalefs_uuid_time(u8 out[16]);
+void stalefs_uuid_unparse(const u8 uuid[16], char out[37]);
+/* continue, remount-ro, panic: STALEFS_ERRORS_*. */
+int stalefs_parse_errors(const char *s, u16 *out);
+const char *stalefs_errors_name(u16 errors);
+/* A gid number or a group name; never STALEFS_STALE_GID_NONE. */
+int stalefs_parse_gid(const char *s, u32 *out);
+/* -J's list ("size=MiB"): the journal's size in blocks of block_size; why says what is wrong. */
+int stalefs_parse_journal_opts(const char *list, u32 block_size, u32 *blocks, char *why, size_t whylen);
+
+/* ---- the superblock in words (debugfs stats, tunefs -l): print_super.c ---- */
+/* Feature names of one mask (kind 0 compat, 1 ro_compat, 2 incompat), each after a space;
+ * json: quoted and comma separated instead. */
+void stalefs_print_features(FILE *f, int kind, u32 mask, bool json);
+/* The journal superblock's feature names, as dumpe2fs prints them (json: the short ones). */
+void stalefs_print_jfeatures(FILE *f, const struct stalefs_jbd2_super *jsb, bool json);
+struct stalefs_journal_info {
+	bool present, readable, csum_ok, needs_recovery;
+	u64 block;
+	u32 blocks, group;
+	int rule;			/* the journal superblock's verdict */
+	struct stalefs_jbd2_super jsb;
+	u32 orphans;			/* inodes flagged ORPHAN, per the descriptors */
+};
+void stalefs_journal_info(stalefs_fs *fs, struct stalefs_journal_info *ji);
+/* "YYYY-MM-DD HH:MM:SS UTC", or the number when it has no such date. */
+void stalefs_time_string(s64 t, char *out, size_t len);
+/* Every superblock field and the journal's state, one "Name:  value" line each. */
+void stalefs_print_super(FILE *f, stalefs_fs *fs);
+
 /* ---- small helpers ---- */
 /* The device, or a loop device backed by this image file, is mounted (per /proc/mounts). */
 bool stalefs_device_is_mounted(const char *device);

@@ -65,7 +65,7 @@ static const struct field fields[] = {
 	F(stalefs_super_block, s_block_group_nr, 0x160, 4),
 	F(stalefs_super_block, s_gdt_blocks, 0x164, 4),
 	F(stalefs_super_block, s_max_mnt_count, 0x168, 4),
-	F(stalefs_super_block, s_reserved_pad, 0x16C, 4),
+	F(stalefs_super_block, s_checkinterval, 0x16C, 4),
 	F(stalefs_super_block, s_journal_block, 0x170, 8),
 	F(stalefs_super_block, s_journal_blocks, 0x178, 4),
 	F(stalefs_super_block, s_journal_pad, 0x17C, 4),

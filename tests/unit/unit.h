@@ -76,5 +76,6 @@ Suite *journal_replay_suite(void);
 Suite *overlay_suite(void);
 Suite *emap_suite(void);
 Suite *orphan_suite(void);
+Suite *tune_suite(void);
 
 #endif

@@ -9,6 +9,7 @@ STALEFS_BUILD=${STALEFS_BUILD:-$STALEFS_ROOT/build}
 MKFS_STALEFS=$STALEFS_BUILD/mkfs.stalefs
 FSCK_STALEFS=$STALEFS_BUILD/fsck.stalefs
 DEBUGFS_STALEFS=$STALEFS_BUILD/debugfs.stalefs
+TUNEFS_STALEFS=$STALEFS_BUILD/tunefs.stalefs
 
 # What counts as a kernel splat in dmesg (the runner's own copy is in
 # guest-runner.sh); scenarios that scan after every image or round use it.

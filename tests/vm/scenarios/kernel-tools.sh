@@ -3,6 +3,8 @@
 # compares equal (diff -r); files written by the kernel (buffered, direct,
 # mmap, fallocate, punch, symlinks, a big directory) read back with
 # debugfs.stalefs rdump/dump from the unmounted image compare equal.
+# tunefs.stalefs lists a mounted filesystem and refuses to change it; the
+# kernel warns at mount when the check schedule says a check is due.
 # needs: stalefs
 # disk: scratch:256M
 . "$STALEFS_ROOT/tests/vm/lib.sh"
@@ -51,5 +53,25 @@ rm -rf $S/out && mkdir $S/out
 diff -r --no-dereference $S/expect $S/out/k
 "$DEBUGFS_STALEFS" -R "dump /k/prealloc $S/prealloc" "$dev"
 cmp $S/expect/prealloc $S/prealloc
+fsck_clean "$dev"
+
+note "tunefs.stalefs and a mounted filesystem; the check schedule"
+"$TUNEFS_STALEFS" -c 3 -C 3 "$dev" >/dev/null
+dmesg -C
+mount -t stalefs "$dev" $mnt
+dmesg | grep -q 'maximal mount count reached, running fsck.stalefs is recommended' ||
+	fail "no warning at mount with the mount count at its maximum"
+rc=0; "$TUNEFS_STALEFS" -L mounted "$dev" >/dev/null 2>$S/tune.err || rc=$?
+assert_eq 1 "$rc" "tunefs -L on a mounted filesystem exits 1"
+grep -q 'is mounted; tunefs.stalefs changes only unmounted filesystems' $S/tune.err ||
+	fail "tunefs -L on a mounted filesystem: $(cat $S/tune.err)"
+"$TUNEFS_STALEFS" -l "$dev" >$S/tune.out
+grep -qE '^Needs recovery: +yes$' $S/tune.out || fail "tunefs -l on the mounted filesystem: $(head -5 $S/tune.out)"
+grep -qE '^Mount count: +4$' $S/tune.out || fail "tunefs -l: the kernel's mount count"
+umount $mnt
+# (the kernel writes the superblock itself while mounted, so "nothing written" is the label not being there)
+assert_eq "<none>" "$("$TUNEFS_STALEFS" -l "$dev" | sed -n 's/^Filesystem volume name: *//p')" "the refused -L left no label"
+"$TUNEFS_STALEFS" -L unmounted -c 0 "$dev" >/dev/null
+assert_eq unmounted "$("$TUNEFS_STALEFS" -l "$dev" | sed -n 's/^Filesystem volume name: *//p')" "tunefs -L once unmounted"
 fsck_clean "$dev"
 echo "kernel-tools passed"
