@@ -78,23 +78,6 @@ static void print_plan(const struct cm_cut *c, const char *mode, const struct cm
 	printf("\n");
 }
 
-static uint64_t file_size(int fd, const char *path)
-{
-	struct stat st;
-	uint64_t size;
-
-	if (fstat(fd, &st) < 0) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
-		exit(1);
-	}
-	size = (uint64_t)st.st_size;
-	if (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, &size) < 0) {
-		fprintf(stderr, "%s: size: %s\n", path, strerror(errno));
-		exit(1);
-	}
-	return size;
-}
-
 /* Copy size bytes of from onto to: copy_file_range where the kernel can, else read/write. */
 static int copy_image(int from, const char *from_path, int to, const char *to_path, uint64_t size)
 {
@@ -136,7 +119,7 @@ static int copy_image(int from, const char *from_path, int to, const char *to_pa
 static int apply_range(struct lw_log *log, const struct cm_cut *c, const struct cm_plan *p, uint64_t from,
 		       uint64_t to, int img, const char *img_path)
 {
-	uint64_t img_size = file_size(img, img_path);
+	uint64_t img_size = lw_image_size(img, img_path);
 	struct lw_entry e;
 	int r;
 
@@ -178,7 +161,7 @@ static int make(struct lw_log *log, const struct cm_cut *c, const char *mode, co
 		fprintf(stderr, "%s: %s\n", img_path, strerror(errno));
 		goto out;
 	}
-	if (copy_image(base, base_path, img, img_path, file_size(base, base_path)))
+	if (copy_image(base, base_path, img, img_path, lw_image_size(base, base_path)))
 		goto out;
 	if (apply_range(log, c, &p, p.window, c->cut, img, img_path))
 		goto out;

@@ -2,6 +2,7 @@
 /* Reading (and, for tests, writing) a dm-log-writes log: see logwrites.h for the layout. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -306,4 +307,21 @@ int lw_parse_u64(const char *s, uint64_t *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+uint64_t lw_image_size(int fd, const char *path)
+{
+	struct stat st;
+	uint64_t size;
+
+	if (fstat(fd, &st) < 0) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	size = (uint64_t)st.st_size;
+	if (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, &size) < 0) {
+		fprintf(stderr, "%s: size: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	return size;
 }

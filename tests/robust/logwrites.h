@@ -67,6 +67,8 @@ const char *lw_flag_string(const struct lw_entry *e, char buf[8]);
 void lw_close(struct lw_log *log);
 /* A decimal command-line number (the log tools' entry indexes, cuts, seeds): 0, or -1. */
 int lw_parse_u64(const char *s, uint64_t *out);
+/* Bytes in an image file or block device; exits with a message on failure. */
+uint64_t lw_image_size(int fd, const char *path);
 
 /*
  * Writing a log, for tests that need one with a known shape (the kernel

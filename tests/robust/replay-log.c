@@ -49,23 +49,6 @@ static int list(const char *path)
 	return r < 0;
 }
 
-static uint64_t image_size(int fd, const char *path)
-{
-	struct stat st;
-	uint64_t size;
-
-	if (fstat(fd, &st) < 0) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
-		exit(1);
-	}
-	size = (uint64_t)st.st_size;
-	if (S_ISBLK(st.st_mode) && ioctl(fd, BLKGETSIZE64, &size) < 0) {
-		fprintf(stderr, "%s: size: %s\n", path, strerror(errno));
-		exit(1);
-	}
-	return size;
-}
-
 static int replay(const char *path, const char *img_path, uint64_t from, uint64_t to)
 {
 	struct lw_log log;
@@ -88,7 +71,7 @@ static int replay(const char *path, const char *img_path, uint64_t from, uint64_
 		fprintf(stderr, "%s: %s\n", img_path, strerror(errno));
 		goto out;
 	}
-	uint64_t img_size = image_size(img, img_path);
+	uint64_t img_size = lw_image_size(img, img_path);
 	while ((r = lw_next(&log, &e)) == 1 && e.index < to) {
 		if (e.index < from || !lw_has_data(&e))
 			continue;
