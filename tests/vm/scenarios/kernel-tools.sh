@@ -147,4 +147,17 @@ note "unmounted again: tunefs writes the device itself"
 "$TUNEFS_STALEFS" -L unmounted -c 0 "$dev" >/dev/null
 assert_eq unmounted "$("$TUNEFS_STALEFS" -l "$dev" | field "Filesystem volume name")" "tunefs -L once unmounted"
 fsck_clean "$dev"
+
+note "a shut-down filesystem refuses (EIO) and keeps what it had"
+mount -t stalefs "$dev" $mnt
+xfs_io -x -c shutdown $mnt	# freezes first: nothing is left to recover
+rc=0; "$TUNEFS_STALEFS" -L down -c 9 "$dev" >/dev/null 2>$S/tune.err || rc=$?
+assert_eq 1 "$rc" "tunefs on a shut-down filesystem exits 1"
+grep -q "$(errno_msg EIO)" $S/tune.err || fail "tunefs on a shut-down filesystem: $(cat $S/tune.err)"
+assert_errno EIO xfs_io -c "label -s down" $mnt
+umount $mnt
+"$TUNEFS_STALEFS" -l "$dev" >$S/tune.out
+assert_eq unmounted "$(field "Filesystem volume name" <$S/tune.out)" "the shut-down filesystem kept its label"
+assert_eq "0 (no mount-count check)" "$(field "Maximum mount count" <$S/tune.out)" "and its max mount count"
+fsck_clean "$dev"
 echo "kernel-tools passed"
