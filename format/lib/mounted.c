@@ -79,7 +79,7 @@ static void unescape_mountinfo(char *s)
 	*out = '\0';
 }
 
-/* Does the block device major:minor hold the target: the device itself, or a loop device backed by the image? */
+/* Does block device major:minor hold the target: it is the device, or a loop device backed by the image? */
 static bool devno_holds(const struct stat *target, unsigned int major, unsigned int minor)
 {
 	char path[PATH_MAX], backing[PATH_MAX];
