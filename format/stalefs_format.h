@@ -52,6 +52,15 @@
 #define STALEFS_ERRORS_CONTINUE	1
 #define STALEFS_ERRORS_RO	2
 #define STALEFS_ERRORS_PANIC	3
+#define STALEFS_ERRORS_VALID(e)	((e) >= STALEFS_ERRORS_CONTINUE && (e) <= STALEFS_ERRORS_PANIC)
+
+/*
+ * Limits on the tunable superblock fields, one place for every writer:
+ * mkfs and tunefs check them, and so does the kernel's online change
+ * (STALEFS_IOC_SET_TUNE, FS_IOC_SETFSLABEL in stalefs_ioctl.h).
+ */
+#define STALEFS_LABEL_MAX	31	/* s_volume_name bytes, less the NUL a reader may rely on */
+#define STALEFS_MAX_MNT_COUNT_LIMIT 16000	/* s_max_mnt_count, as tune2fs; 0 turns the check off */
 
 /* ---- feature flags ---- */
 #define STALEFS_FEATURE_COMPAT_LAZY_ITABLE	0x0001	/* inode tables may be uninitialised past bg_itable_unused */
@@ -131,6 +140,8 @@ struct stalefs_super_block {
 	__u8	s_reserved[640];	/* 0x180 zero */
 };
 STALEFS_STATIC_ASSERT(sizeof(struct stalefs_super_block) == 1024, "superblock is 1024 bytes");
+STALEFS_STATIC_ASSERT(STALEFS_LABEL_MAX < sizeof(((struct stalefs_super_block *)0)->s_volume_name),
+		      "a label of STALEFS_LABEL_MAX bytes fits s_volume_name with its NUL");
 
 /* ---- group descriptor flags ---- */
 #define STALEFS_BG_INODE_UNINIT	0x0001	/* inode bitmap not written: all free */

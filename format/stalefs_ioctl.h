@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * stalefs user API: the NO_HIDE_STALE allocation request.
+ * stalefs user API: the NO_HIDE_STALE allocation request, shutdown, and the
+ * settings of a mounted filesystem's superblock.
  *
  * Linux's vfs_fallocate() rejects FALLOC_FL_NO_HIDE_STALE (0x04) before a
  * filesystem sees it, so stalefs takes the request through this ioctl on a
@@ -63,5 +64,42 @@ struct stalefs_stale_info {
 #define STALEFS_GOING_FLAGS_LOGFLUSH	0x1
 #define STALEFS_GOING_FLAGS_NOLOGFLUSH	0x2
 #define STALEFS_IOC_GOINGDOWN	_IOR('X', 125, __u32)
+
+/*
+ * The check schedule and error behaviour of a mounted filesystem, changed
+ * through the kernel (tunefs.stalefs on a mounted device; ext4's
+ * EXT4_IOC_SET_TUNE_SB_PARAM does the same job).  The fields are the
+ * superblock's of the same names (stalefs_format.h); only those whose bit is
+ * in `set` change.  The label goes through the generic FS_IOC_GETFSLABEL /
+ * FS_IOC_SETFSLABEL (<linux/fs.h>; at most STALEFS_LABEL_MAX bytes).
+ * SET_TUNE errors: EPERM without CAP_SYS_ADMIN; EINVAL an unknown bit in
+ * `set`, a reserved field not 0, s_errors not a STALEFS_ERRORS_* value,
+ * s_max_mnt_count above STALEFS_MAX_MNT_COUNT_LIMIT; EROFS read-only; EIO
+ * shut down, or the superblock write failed.  s_errors is the on-disk
+ * default: an errors= mount option stays in force until a remount gives
+ * another (without one, the mount follows the new default at once).
+ * GET_TUNE reads the superblock as the kernel holds it, with every bit of
+ * STALEFS_TUNE_ALL in `set`; anyone may ask.
+ */
+#define STALEFS_TUNE_ERRORS		0x01	/* s_errors */
+#define STALEFS_TUNE_MAX_MNT_COUNT	0x02	/* s_max_mnt_count */
+#define STALEFS_TUNE_MNT_COUNT		0x04	/* s_mnt_count */
+#define STALEFS_TUNE_CHECKINTERVAL	0x08	/* s_checkinterval */
+#define STALEFS_TUNE_LASTCHECK		0x10	/* s_lastcheck */
+#define STALEFS_TUNE_ALL		0x1f
+
+struct stalefs_tune {
+	__u32 set;		/* STALEFS_TUNE_* */
+	__u16 s_errors;		/* STALEFS_ERRORS_* */
+	__u16 reserved0;	/* must be 0 */
+	__u32 s_max_mnt_count;	/* 0: no mount-count check */
+	__u32 s_mnt_count;
+	__u32 s_checkinterval;	/* seconds, 0: no time-based check */
+	__u32 reserved1;	/* must be 0 */
+	__s64 s_lastcheck;	/* seconds since the epoch */
+	__u64 reserved[2];	/* must be 0 */
+};
+#define STALEFS_IOC_SET_TUNE	_IOW('S', 0x03, struct stalefs_tune)
+#define STALEFS_IOC_GET_TUNE	_IOR('S', 0x04, struct stalefs_tune)
 
 #endif /* STALEFS_IOCTL_H */

@@ -477,6 +477,6 @@ const struct file_operations stalefs_dir_operations = {
 	.read		= generic_read_dir,
 	.iterate_shared	= stalefs_readdir,
 	.fsync		= stalefs_fsync,
-	.unlocked_ioctl	= stalefs_ioctl,	/* stale.c: FS_IOC_GOINGDOWN on a directory too */
+	.unlocked_ioctl	= stalefs_ioctl,	/* stale.c: FS_IOC_GOINGDOWN and the label/tune ioctls (tune.c) on a directory too */
 	.compat_ioctl	= compat_ptr_ioctl,
 };

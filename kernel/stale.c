@@ -465,6 +465,15 @@ long stalefs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ioc_stale_info(file, (void __user *)arg);
 	case STALEFS_IOC_GOINGDOWN:
 		return ioc_goingdown(file, (u32 __user *)arg);
+	/* tune.c: on any file or directory, as ext4 and xfs take them (xfs_io's label runs on the mount point) */
+	case FS_IOC_GETFSLABEL:
+		return stalefs_ioc_getfslabel(file, (char __user *)arg);
+	case FS_IOC_SETFSLABEL:
+		return stalefs_ioc_setfslabel(file, (const char __user *)arg);
+	case STALEFS_IOC_GET_TUNE:
+		return stalefs_ioc_get_tune(file, (struct stalefs_tune __user *)arg);
+	case STALEFS_IOC_SET_TUNE:
+		return stalefs_ioc_set_tune(file, (const struct stalefs_tune __user *)arg);
 	default:
 		return -ENOTTY;
 	}

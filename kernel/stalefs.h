@@ -182,6 +182,12 @@ void stalefs_commit_super(struct super_block *sb, bool wait);
 /* Stop writing: the journal aborted or a transaction failed (read-only, or panic). */
 void __stalefs_abort(struct super_block *sb, const char *func, int err, const char *why);
 
+/* tune.c: the ioctls that change a mounted filesystem's superblock settings */
+long stalefs_ioc_getfslabel(struct file *file, char __user *ulabel);
+long stalefs_ioc_setfslabel(struct file *file, const char __user *ulabel);
+long stalefs_ioc_get_tune(struct file *file, struct stalefs_tune __user *ut);
+long stalefs_ioc_set_tune(struct file *file, const struct stalefs_tune __user *ut);
+
 /* alloc.c */
 int stalefs_load_groups(struct super_block *sb);
 void stalefs_put_groups(struct super_block *sb);

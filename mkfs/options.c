@@ -204,7 +204,7 @@ static int parse_letter(int c, const char *arg, struct raw_options *r, struct mk
 			rc = usage_error("invalid blocks per group: %s (a power of two, at least 256)", arg);
 		break;
 	case 'L':
-		if (strlen(arg) > 31)
+		if (strlen(arg) > STALEFS_LABEL_MAX)
 			rc = usage_error("volume label too long: '%s' (at most 31 bytes)", arg);
 		r->label = arg;
 		break;

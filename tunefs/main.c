@@ -6,9 +6,11 @@
  *
  * Exit status 0 success, 1 any error.  Everything asked is checked before
  * anything is written: on a refusal the device is left byte for byte as it
- * was.  A mounted filesystem is only listed: the kernel keeps its own copy of
- * the superblock and writes it back, so a change made under it would be lost
- * or, worse, half kept.
+ * was.  A mounted filesystem is never written here: the kernel keeps its own
+ * copy of the superblock and writes it back, so a change made under it would
+ * be lost or, worse, half kept.  The label, check schedule and error
+ * behaviour of a mounted one are changed by the kernel (online.c); the rest
+ * waits for the umount.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -66,34 +68,41 @@ static errcode_t set_stale_gid(stalefs_fs *fs, const struct tune_opts *o)
 	return 0;
 }
 
+/* What -e, -c, -C, -i and -T set, said once it is done (offline, or by the kernel when mounted). */
+void tune_report_plain(const struct tune_opts *o)
+{
+	if (o->set_errors)
+		printf("Setting error behavior to %u (%s)\n", o->errors, stalefs_errors_name(o->errors));
+	if (o->set_max_mnt)
+		printf("Setting maximal mount count to %u%s\n", o->max_mnt, o->max_mnt ? "" : " (no mount-count check)");
+	if (o->set_mnt_count)
+		printf("Setting current mount count to %u\n", o->mnt_count);
+	if (o->set_interval)
+		printf("Setting interval between checks to %u seconds\n", o->interval);
+	if (o->set_lastcheck) {
+		char t[64];
+
+		stalefs_time_string(o->lastcheck, t, sizeof(t));
+		printf("Setting time filesystem last checked to %s\n", t);
+	}
+}
+
 /* The superblock-only settings: nothing here can be refused once the options parsed. */
 static void set_plain_fields(stalefs_fs *fs, const struct tune_opts *o)
 {
 	struct stalefs_super_block *sb = &fs->sb;
 
-	if (o->set_errors) {
+	if (o->set_errors)
 		sb->s_errors = cpu_to_le16(o->errors);
-		printf("Setting error behavior to %u (%s)\n", o->errors, stalefs_errors_name(o->errors));
-	}
-	if (o->set_max_mnt) {
+	if (o->set_max_mnt)
 		sb->s_max_mnt_count = cpu_to_le32(o->max_mnt);
-		printf("Setting maximal mount count to %u%s\n", o->max_mnt, o->max_mnt ? "" : " (no mount-count check)");
-	}
-	if (o->set_mnt_count) {
+	if (o->set_mnt_count)
 		sb->s_mnt_count = cpu_to_le32(o->mnt_count);
-		printf("Setting current mount count to %u\n", o->mnt_count);
-	}
-	if (o->set_interval) {
+	if (o->set_interval)
 		sb->s_checkinterval = cpu_to_le32(o->interval);
-		printf("Setting interval between checks to %u seconds\n", o->interval);
-	}
-	if (o->set_lastcheck) {
-		char t[64];
-
+	if (o->set_lastcheck)
 		sb->s_lastcheck = cpu_to_le64((u64)o->lastcheck);
-		stalefs_time_string(o->lastcheck, t, sizeof(t));
-		printf("Setting time filesystem last checked to %s\n", t);
-	}
+	tune_report_plain(o);
 	stalefs_mark_super_dirty(fs);
 	fs->write_backups = true;
 }
@@ -183,9 +192,12 @@ static int change(const struct tune_opts *o)
 	errcode_t err;
 
 	if (stalefs_device_is_mounted(o->device)) {
-		fprintf(stderr, "%s: %s is mounted; tunefs.stalefs changes only unmounted filesystems (the kernel "
-			"keeps its own copy of the superblock and would write over the change). Unmount it "
-			"first; nothing was changed.\n", program_name, o->device);
+		if (tune_online_possible(o))
+			return tune_online(o);
+		fprintf(stderr, "%s: %s is mounted; -U, -G, -O and -J change only unmounted filesystems (the "
+			"kernel keeps its own copy of the superblock and would write over the change; -L, -c, -C, "
+			"-e, -i and -T alone are made through the kernel). Unmount it first; nothing was "
+			"changed.\n", program_name, o->device);
 		return TUNEFS_ERROR;
 	}
 	/* O_EXCL on a block device: a mount /proc/mounts does not show yet, or another tool, fails here. */

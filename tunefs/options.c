@@ -44,14 +44,14 @@ static int parse_u32(const char *s, u32 *out)
 	return 0;
 }
 
-/* -c: as tune2fs, 0 or -1 turn the mount-count check off; at most 16000. */
+/* -c: as tune2fs, 0 or -1 turn the mount-count check off; at most STALEFS_MAX_MNT_COUNT_LIMIT (16000). */
 static int parse_max_mnt(const char *s, u32 *out)
 {
 	if (strcmp(s, "-1") == 0) {
 		*out = 0;
 		return 0;
 	}
-	if (parse_u32(s, out) || *out > 16000)
+	if (parse_u32(s, out) || *out > STALEFS_MAX_MNT_COUNT_LIMIT)
 		return usage_error("bad mounts count - %s (0 to 16000, or -1 for none)", s);
 	return 0;
 }
@@ -140,7 +140,7 @@ static int parse_letter(int c, const char *arg, struct tune_opts *o)
 	switch (c) {
 	case 'l': o->list = true; return 0;
 	case 'L':
-		if (strlen(arg) > 31)
+		if (strlen(arg) > STALEFS_LABEL_MAX)
 			return usage_error("volume label too long: '%s' (at most 31 bytes)", arg);
 		o->set_label = true;
 		o->label = arg;

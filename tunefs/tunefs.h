@@ -47,4 +47,11 @@ bool tune_wants_change(const struct tune_opts *o);
 /* The new journal's size and place (journal.c), checked before anything is written. */
 errcode_t tune_journal_plan(stalefs_fs *fs, const struct tune_opts *o, u32 *blocks, u64 *start);
 
+/* The messages for -e, -c, -C, -i, -T that were applied (main.c). */
+void tune_report_plain(const struct tune_opts *o);
+
+/* online.c: may this change be made while mounted, and make it through the kernel. */
+bool tune_online_possible(const struct tune_opts *o);
+int tune_online(const struct tune_opts *o);
+
 #endif

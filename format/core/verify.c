@@ -154,7 +154,7 @@ int stalefs_verify_super(const struct stalefs_super_block *sb)
 		return STALEFS_R_SB_R_BLOCKS;
 	if (le16_to_cpu(sb->s_state) & ~(STALEFS_STATE_CLEAN | STALEFS_STATE_ERRORS))
 		return STALEFS_R_SB_STATE;
-	if (errors < STALEFS_ERRORS_CONTINUE || errors > STALEFS_ERRORS_PANIC)
+	if (!STALEFS_ERRORS_VALID(errors))
 		return STALEFS_R_SB_ERRORS;
 	if (lpf != 0 && (lpf < STALEFS_FIRST_INO || lpf > g.inodes_count))
 		return STALEFS_R_SB_LPF_INO;

@@ -565,6 +565,12 @@ void stalefs_print_super(FILE *f, stalefs_fs *fs);
 /* ---- small helpers ---- */
 /* The device, or a loop device backed by this image file, is mounted (per /proc/mounts). */
 bool stalefs_device_is_mounted(const char *device);
+/*
+ * Where the device (or a loop device backed by this image file) is mounted:
+ * its mount point into dir (len bytes), a read-write mount preferred, and
+ * whether that mount is read-only.  False when it is not mounted here.
+ */
+bool stalefs_mount_point(const char *device, char *dir, size_t len, bool *read_only);
 u8 stalefs_ft_from_mode(u16 mode);
 const char *stalefs_feature_name(int kind, u32 bit);	/* kind 0 compat, 1 ro_compat, 2 incompat */
 errcode_t stalefs_feature_parse(const char *name, int *kind, u32 *bit);

@@ -62,7 +62,7 @@ errcode_t stalefs_set_label(stalefs_fs *fs, const char *label)
 {
 	if (!(fs->flags & STALEFS_OPEN_RW))
 		return STALEFS_ERR_RO_FILSYS;
-	if (strlen(label) >= sizeof(fs->sb.s_volume_name))
+	if (strlen(label) > STALEFS_LABEL_MAX)
 		return STALEFS_ERR_BAD_ARGUMENT;
 	memset(fs->sb.s_volume_name, 0, sizeof(fs->sb.s_volume_name));
 	memcpy(fs->sb.s_volume_name, label, strlen(label));

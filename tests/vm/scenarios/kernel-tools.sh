@@ -3,8 +3,10 @@
 # compares equal (diff -r); files written by the kernel (buffered, direct,
 # mmap, fallocate, punch, symlinks, a big directory) read back with
 # debugfs.stalefs rdump/dump from the unmounted image compare equal.
-# tunefs.stalefs lists a mounted filesystem and refuses to change it; the
-# kernel warns at mount when the check schedule says a check is due.
+# tunefs.stalefs lists a mounted filesystem and changes its label, check
+# schedule and error behaviour through the kernel (FS_IOC_SETFSLABEL,
+# STALEFS_IOC_SET_TUNE), refusing the rest; the kernel warns at mount when the
+# check schedule says a check is due.
 # needs: stalefs
 # disk: scratch:256M
 . "$STALEFS_ROOT/tests/vm/lib.sh"
@@ -61,17 +63,101 @@ dmesg -C
 mount -t stalefs "$dev" $mnt
 dmesg | grep -q 'maximal mount count reached, running fsck.stalefs is recommended' ||
 	fail "no warning at mount with the mount count at its maximum"
-rc=0; "$TUNEFS_STALEFS" -L mounted "$dev" >/dev/null 2>$S/tune.err || rc=$?
-assert_eq 1 "$rc" "tunefs -L on a mounted filesystem exits 1"
-grep -q 'is mounted; tunefs.stalefs changes only unmounted filesystems' $S/tune.err ||
-	fail "tunefs -L on a mounted filesystem: $(cat $S/tune.err)"
 "$TUNEFS_STALEFS" -l "$dev" >$S/tune.out
 grep -qE '^Needs recovery: +yes$' $S/tune.out || fail "tunefs -l on the mounted filesystem: $(head -5 $S/tune.out)"
 grep -qE '^Mount count: +4$' $S/tune.out || fail "tunefs -l: the kernel's mount count"
+
+note "tunefs.stalefs on a mounted filesystem: -L -c -C -i -T -e through the kernel's ioctls"
+# tunefs -l reads the device itself, so what it shows is what reached the disk.
+field() { sed -n "s/^$1: *//p"; }
+uuid_before=$("$TUNEFS_STALEFS" -l "$dev" | field "Filesystem UUID")
+[[ -n $uuid_before ]] || fail "tunefs -l shows no UUID"
+"$TUNEFS_STALEFS" -L newlabel -c 20 -C 0 -i 2w -T 20250102030405 -e remount-ro "$dev" >$S/tune.out 2>$S/tune.err ||
+	fail "tunefs on a mounted filesystem: $(cat $S/tune.err)"
+grep -q 'Setting maximal mount count to 20' $S/tune.out || fail "tunefs says what it set: $(cat $S/tune.out)"
+sync
+"$TUNEFS_STALEFS" -l "$dev" >$S/tune.out
+assert_eq newlabel "$(field "Filesystem volume name" <$S/tune.out)" "the label on the device, still mounted"
+assert_eq 20 "$(field "Maximum mount count" <$S/tune.out)" "max mount count on the device, still mounted"
+grep -qE '^Needs recovery: +yes$' $S/tune.out || fail "the mount's state kept: $(head -5 $S/tune.out)"
+assert_eq 'label = "newlabel"' "$(xfs_io -c label $mnt)" "FS_IOC_GETFSLABEL through xfs_io"
+xfs_io -c "label -s viaxfsio" $mnt >/dev/null
+assert_eq 'label = "viaxfsio"' "$(xfs_io -c label $mnt)" "FS_IOC_SETFSLABEL through xfs_io"
+assert_eq viaxfsio "$("$TUNEFS_STALEFS" -l "$dev" | field "Filesystem volume name")" "xfs_io's label on the device"
+"$TUNEFS_STALEFS" -L newlabel "$dev" >/dev/null
+
+note "refusals on a mounted filesystem change nothing"
+rc=0; "$TUNEFS_STALEFS" -L "$(printf 'x%.0s' {1..32})" "$dev" >/dev/null 2>$S/tune.err || rc=$?
+assert_eq 1 "$rc" "a 32-byte label is refused"
+grep -q 'volume label too long' $S/tune.err || fail "too-long label: $(cat $S/tune.err)"
+# The kernel checks for itself: 31 bytes fit, 32 do not (EINVAL, as the generic ioctl says).
+assert_errno EINVAL xfs_io -c "label -s $(printf 'y%.0s' {1..32})" $mnt
+# SET_TUNE's own checks, past tunefs: the raw ioctl with values tunefs never sends.
+python3 - $mnt <<'PY' || fail "STALEFS_IOC_SET_TUNE's validation"
+import errno, fcntl, os, struct, sys
+SET, GET = 0x40305303, 0x80305304   # _IOW/_IOR('S', 3/4, 48-byte struct stalefs_tune)
+fd = os.open(sys.argv[1], os.O_RDONLY)
+def tune(set_, errors=0, maxm=0, r0=0):
+    return struct.pack("<IHHIIIIq16x", set_, errors, r0, maxm, 0, 0, 0, 0)
+for what, arg in (("max mount count 16001", tune(0x02, maxm=16001)), ("errors 4", tune(0x01, errors=4)),
+                  ("errors 0", tune(0x01, errors=0)), ("unknown bit", tune(0x20)), ("reserved", tune(0x02, r0=1))):
+    try:
+        fcntl.ioctl(fd, SET, arg)
+        sys.exit("accepted: " + what)
+    except OSError as e:
+        if e.errno != errno.EINVAL:
+            sys.exit("%s: %s, not EINVAL" % (what, e))
+got = struct.unpack("<IHHIIIIq16x", fcntl.ioctl(fd, GET, bytes(48)))
+if got[0] != 0x1f or got[1] != 2 or got[3] != 20 or got[5] != 14 * 86400:
+    sys.exit("GET_TUNE after the refusals: %r" % (got,))
+print("ok: SET_TUNE refuses bad values; GET_TUNE reads", got)
+PY
+for opt in "-U random" "-O ^has_journal"; do
+	rc=0; "$TUNEFS_STALEFS" $opt "$dev" >/dev/null 2>$S/tune.err || rc=$?
+	assert_eq 1 "$rc" "tunefs $opt on a mounted filesystem exits 1"
+	grep -q 'change only unmounted filesystems' $S/tune.err || fail "tunefs $opt while mounted: $(cat $S/tune.err)"
+done
+# Unprivileged: EPERM from the kernel, for tunefs and xfs_io alike.
+rc=0; as_user 1000 1000 "" "$TUNEFS_STALEFS" -L notroot -c 7 "$dev" >/dev/null 2>$S/tune.err || rc=$?
+assert_eq 1 "$rc" "tunefs by a non-root user exits 1"
+grep -q "$(errno_msg EPERM)" $S/tune.err || fail "tunefs by a non-root user: $(cat $S/tune.err)"
+assert_errno EPERM as_user 1000 1000 "" xfs_io -c "label -s notroot" $mnt
+# Read-only: EROFS.
+mount -o remount,ro $mnt
+rc=0; "$TUNEFS_STALEFS" -L readonly "$dev" >/dev/null 2>$S/tune.err || rc=$?
+assert_eq 1 "$rc" "tunefs on a read-only mount exits 1"
+grep -q "$(errno_msg EROFS)" $S/tune.err || fail "tunefs on a read-only mount: $(cat $S/tune.err)"
+assert_errno EROFS xfs_io -c "label -s readonly" $mnt
 umount $mnt
-# (the kernel writes the superblock itself while mounted, so "nothing written" is the label not being there)
-assert_eq "<none>" "$("$TUNEFS_STALEFS" -l "$dev" | sed -n 's/^Filesystem volume name: *//p')" "the refused -L left no label"
+
+"$TUNEFS_STALEFS" -l "$dev" >$S/tune.out
+assert_eq newlabel "$(field "Filesystem volume name" <$S/tune.out)" "no refusal changed the label"
+assert_eq "$uuid_before" "$(field "Filesystem UUID" <$S/tune.out)" "the refused -U left the UUID"
+grep -qE '^Filesystem features:.*has_journal' $S/tune.out || fail "the refused -O ^has_journal left the journal"
+fsck_clean "$dev"
+"$DEBUGFS_STALEFS" -R stats "$dev" >$S/stats.out
+assert_eq newlabel "$(field "Filesystem volume name" <$S/stats.out)" "debugfs stats: label"
+assert_eq 20 "$(field "Maximum mount count" <$S/stats.out)" "debugfs stats: max mount count"
+assert_eq 0 "$(field "Mount count" <$S/stats.out)" "debugfs stats: mount count (-C 0, no mount since)"
+assert_eq "1209600 (14 days)" "$(field "Check interval" <$S/stats.out)" "debugfs stats: check interval"
+assert_eq "2025-01-02 03:04:05 UTC" "$(field "Last checked" <$S/stats.out)" "debugfs stats: last checked"
+assert_eq "2 (Remount read-only)" "$(field "Errors behavior" <$S/stats.out)" "debugfs stats: errors behaviour"
+
+note "unmounted again: tunefs writes the device itself"
 "$TUNEFS_STALEFS" -L unmounted -c 0 "$dev" >/dev/null
-assert_eq unmounted "$("$TUNEFS_STALEFS" -l "$dev" | sed -n 's/^Filesystem volume name: *//p')" "tunefs -L once unmounted"
+assert_eq unmounted "$("$TUNEFS_STALEFS" -l "$dev" | field "Filesystem volume name")" "tunefs -L once unmounted"
+fsck_clean "$dev"
+
+note "a shut-down filesystem refuses (EIO) and keeps what it had"
+mount -t stalefs "$dev" $mnt
+xfs_io -x -c shutdown $mnt	# NOLOGFLUSH; nothing was written since the mount, so nothing is lost
+rc=0; "$TUNEFS_STALEFS" -L down -c 9 "$dev" >/dev/null 2>$S/tune.err || rc=$?
+assert_eq 1 "$rc" "tunefs on a shut-down filesystem exits 1"
+grep -q "$(errno_msg EIO)" $S/tune.err || fail "tunefs on a shut-down filesystem: $(cat $S/tune.err)"
+assert_errno EIO xfs_io -c "label -s down" $mnt
+umount $mnt
+"$TUNEFS_STALEFS" -l "$dev" >$S/tune.out
+assert_eq unmounted "$(field "Filesystem volume name" <$S/tune.out)" "the shut-down filesystem kept its label"
+assert_eq "0 (no mount-count check)" "$(field "Maximum mount count" <$S/tune.out)" "and its max mount count"
 fsck_clean "$dev"
 echo "kernel-tools passed"
