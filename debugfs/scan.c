@@ -10,36 +10,27 @@
 #include "debugfs.h"
 #include "scan.h"
 
+struct scan_adapter {
+	dbg_inode_fn fn;
+	void *priv;
+};
+
+static int scan_one(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode, int rule, bool in_use,
+		    void *priv)
+{
+	struct scan_adapter *a = priv;
+
+	(void)fs;
+	if (!inode)
+		return 0;	/* unreadable table block: nothing to say about it here */
+	return a->fn(ino, inode, rule, in_use, a->priv);
+}
+
 int dbg_inode_scan(dbg_inode_fn fn, void *priv)
 {
-	const struct stalefs_geom *g = &dbg.fs->geom;
-	u32 grp, slot;
+	struct scan_adapter a = { fn, priv };
 
-	for (grp = 0; grp < g->groups_count; grp++) {
-		const struct stalefs_group_desc *d = &dbg.fs->groups[grp].desc;
-		u32 unused = le32_to_cpu(d->bg_itable_unused);
-		u32 init = unused < g->inodes_per_group ? g->inodes_per_group - unused : 0;
-
-		if (le16_to_cpu(d->bg_flags) & STALEFS_BG_INODE_UNINIT)
-			init = 0;
-		for (slot = 0; slot < init; slot++) {
-			struct stalefs_inode inode;
-			u32 ino = grp * g->inodes_per_group + slot + 1;
-			int rule, ret;
-			bool in_use;
-
-			if (stalefs_read_inode_raw(dbg.fs, ino, &inode, &rule))
-				continue;	/* unreadable table block: nothing to say about it here */
-			if (dbg.fs->bitmaps_loaded)
-				in_use = stalefs_test_inode(dbg.fs, ino);
-			else
-				in_use = inode.i_mode && inode.i_links_count && !inode.i_dtime;
-			ret = fn(ino, &inode, rule, in_use, priv);
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
+	return stalefs_inode_scan(dbg.fs, scan_one, &a);
 }
 
 struct tree_ctx {

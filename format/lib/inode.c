@@ -387,3 +387,37 @@ errcode_t stalefs_drop_link(stalefs_fs *fs, u32 ino)
 	stalefs_inode_set_times_now(&inode, false, false, true);
 	return stalefs_write_inode(fs, ino, &inode);
 }
+
+int stalefs_inode_scan(stalefs_fs *fs, stalefs_inode_scan_fn fn, void *priv)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	u32 grp, slot;
+
+	for (grp = 0; grp < g->groups_count; grp++) {
+		const struct stalefs_group_desc *d = &fs->groups[grp].desc;
+		u32 unused = le32_to_cpu(d->bg_itable_unused);
+		u32 init = unused < g->inodes_per_group ? g->inodes_per_group - unused : 0;
+
+		if (le16_to_cpu(d->bg_flags) & STALEFS_BG_INODE_UNINIT)
+			init = 0;
+		for (slot = 0; slot < init; slot++) {
+			struct stalefs_inode inode;
+			u32 ino = grp * g->inodes_per_group + slot + 1;
+			int rule, ret;
+			bool in_use;
+
+			if (stalefs_read_inode_raw(fs, ino, &inode, &rule)) {
+				ret = fn(fs, ino, NULL, 0, false, priv);
+			} else {
+				if (fs->bitmaps_loaded)
+					in_use = stalefs_test_inode(fs, ino);
+				else
+					in_use = inode.i_mode && inode.i_links_count && !inode.i_dtime;
+				ret = fn(fs, ino, &inode, rule, in_use, priv);
+			}
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}

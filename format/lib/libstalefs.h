@@ -150,6 +150,16 @@ void stalefs_recount(stalefs_fs *fs);
 errcode_t stalefs_read_inode(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode);
 /* As above, but never fails on content: *rule says what the verifier found. */
 errcode_t stalefs_read_inode_raw(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, int *rule);
+/*
+ * Every initialised inode slot, group by group (uninitialised groups and the
+ * slots past bg_itable_unused are skipped): fn gets the inode as read, or
+ * NULL when its table block cannot be read, and whether it is in use (the
+ * bitmap when loaded, else the inode's own fields).  A non-zero return from
+ * fn stops the walk and is returned.
+ */
+typedef int (*stalefs_inode_scan_fn)(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode,
+				     int rule, bool in_use, void *priv);
+int stalefs_inode_scan(stalefs_fs *fs, stalefs_inode_scan_fn fn, void *priv);
 errcode_t stalefs_write_inode(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode);
 errcode_t stalefs_write_inode_raw(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode);
 bool stalefs_ino_valid(const stalefs_fs *fs, u32 ino);

@@ -8,6 +8,7 @@
  * confinement would silently move to a group nobody chose for them.
  */
 #include <string.h>
+#include "lib_internal.h"
 #include "libstalefs.h"
 
 static int count_stale_cb(stalefs_fs *fs, const struct stalefs_extent_walk *w, void *priv)
@@ -18,50 +19,39 @@ static int count_stale_cb(stalefs_fs *fs, const struct stalefs_extent_walk *w, v
 	return 0;
 }
 
+static int census_inode(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode, int rule,
+			bool in_use, void *priv)
+{
+	struct stalefs_stale_census *c = priv;
+	bool flagged;
+	u64 n = 0;
+
+	(void)rule;
+	if (!inode) {
+		c->unreadable++;	/* an inode table block we cannot read may hold anything */
+		return 0;
+	}
+	if (!in_use)
+		return 0;
+	flagged = le32_to_cpu(inode->i_flags) & STALEFS_INODE_STALE_FL;
+	if (stalefs_inode_has_extents(inode) &&
+	    stalefs_extent_walk(fs, ino, inode, count_stale_cb, &n) && !flagged)
+		c->unreadable++;	/* a damaged tree may hide STALE extents */
+	if (n || flagged) {
+		c->files++;
+		c->blocks += n;
+	}
+	return 0;
+}
+
 /*
  * The inodes themselves are read, not the groups' bg_stale_count: the counts
  * may be what is wrong (fsck's S6), and a refusal must not rest on them.
  */
 errcode_t stalefs_stale_census(stalefs_fs *fs, struct stalefs_stale_census *c)
 {
-	const struct stalefs_geom *g = &fs->geom;
-	u32 grp, slot;
-
 	memset(c, 0, sizeof(*c));
-	for (grp = 0; grp < g->groups_count; grp++) {
-		const struct stalefs_group_desc *d = &fs->groups[grp].desc;
-		u32 unused = le32_to_cpu(d->bg_itable_unused);
-		u32 init = unused < g->inodes_per_group ? g->inodes_per_group - unused : 0;
-
-		if (le16_to_cpu(d->bg_flags) & STALEFS_BG_INODE_UNINIT)
-			init = 0;
-		for (slot = 0; slot < init; slot++) {
-			struct stalefs_inode inode;
-			u32 ino = grp * g->inodes_per_group + slot + 1;
-			bool in_use, flagged;
-			u64 n = 0;
-			int rule;
-
-			if (stalefs_read_inode_raw(fs, ino, &inode, &rule)) {
-				c->unreadable++;	/* an inode table block we cannot read may hold anything */
-				continue;
-			}
-			if (fs->bitmaps_loaded)
-				in_use = stalefs_test_inode(fs, ino);
-			else
-				in_use = inode.i_mode && inode.i_links_count && !inode.i_dtime;
-			if (!in_use)
-				continue;
-			flagged = le32_to_cpu(inode.i_flags) & STALEFS_INODE_STALE_FL;
-			if (stalefs_inode_has_extents(&inode) &&
-			    stalefs_extent_walk(fs, ino, &inode, count_stale_cb, &n) && !flagged)
-				c->unreadable++;	/* a damaged tree may hide STALE extents */
-			if (!n && !flagged)
-				continue;
-			c->files++;
-			c->blocks += n;
-		}
-	}
+	stalefs_inode_scan(fs, census_inode, c);
 	return 0;
 }
 
@@ -88,7 +78,7 @@ errcode_t stalefs_stale_group_set(stalefs_fs *fs, u32 gid, struct stalefs_stale_
 	struct stalefs_super_block *sb = &fs->sb;
 	errcode_t err;
 
-	if (!(fs->flags & STALEFS_OPEN_RW))
+	if (!stalefs_fs_rw(fs))
 		return STALEFS_ERR_RO_FILSYS;
 	err = may_change(fs, gid, c);
 	if (err)
