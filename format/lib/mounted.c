@@ -14,19 +14,14 @@
 #include <sys/sysmacros.h>
 #include "libstalefs.h"
 
-/* A loop device whose backing file is the target (same device and inode). */
-static bool file_backs_mounted_loop(const struct stat *target, const char *mounted_dev)
+/* Does the loop device's sysfs backing_file (path) name the target (same device and inode)? */
+static bool loop_backed_by(const char *path, const struct stat *target)
 {
-	char path[PATH_MAX], backing[PATH_MAX];
-	const char *name = strrchr(mounted_dev, '/');
+	char backing[PATH_MAX];
 	struct stat st;
-	FILE *f;
+	FILE *f = fopen(path, "r");
 	bool match = false;
 
-	if (!name || strncmp(name + 1, "loop", 4) != 0)
-		return false;
-	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", name + 1);
-	f = fopen(path, "r");
 	if (!f)
 		return false;
 	if (fgets(backing, sizeof(backing), f)) {
@@ -35,6 +30,18 @@ static bool file_backs_mounted_loop(const struct stat *target, const char *mount
 	}
 	fclose(f);
 	return match;
+}
+
+/* A loop device whose backing file is the target. */
+static bool file_backs_mounted_loop(const struct stat *target, const char *mounted_dev)
+{
+	char path[PATH_MAX];
+	const char *name = strrchr(mounted_dev, '/');
+
+	if (!name || strncmp(name + 1, "loop", 4) != 0)
+		return false;
+	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", name + 1);
+	return loop_backed_by(path, target);
 }
 
 bool stalefs_device_is_mounted(const char *device)
@@ -82,25 +89,14 @@ static void unescape_mountinfo(char *s)
 /* Does block device major:minor hold the target: it is the device, or a loop device backed by the image? */
 static bool devno_holds(const struct stat *target, unsigned int major, unsigned int minor)
 {
-	char path[PATH_MAX], backing[PATH_MAX];
-	struct stat st;
-	FILE *f;
-	bool match = false;
+	char path[PATH_MAX];
 
 	if (S_ISBLK(target->st_mode))
 		return major == major(target->st_rdev) && minor == minor(target->st_rdev);
 	if (!S_ISREG(target->st_mode))
 		return false;
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/loop/backing_file", major, minor);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (fgets(backing, sizeof(backing), f)) {
-		backing[strcspn(backing, "\n")] = '\0';
-		match = stat(backing, &st) == 0 && st.st_dev == target->st_dev && st.st_ino == target->st_ino;
-	}
-	fclose(f);
-	return match;
+	return loop_backed_by(path, target);
 }
 
 /*

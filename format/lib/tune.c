@@ -5,6 +5,7 @@
  * changes anything, so a refusal leaves the filesystem as it was.
  */
 #include <string.h>
+#include "lib_internal.h"
 #include "libstalefs.h"
 
 /* The journal superblock, if there is a journal: read, judged, and its log empty. */
@@ -41,7 +42,7 @@ errcode_t stalefs_set_uuid(stalefs_fs *fs, const u8 uuid[16])
 	bool journal = le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL;
 	errcode_t err;
 
-	if (!(fs->flags & STALEFS_OPEN_RW))
+	if (!stalefs_fs_rw(fs))
 		return STALEFS_ERR_RO_FILSYS;
 	if (journal) {
 		err = journal_quiet(fs, &jsb);
@@ -60,7 +61,7 @@ errcode_t stalefs_set_uuid(stalefs_fs *fs, const u8 uuid[16])
 
 errcode_t stalefs_set_label(stalefs_fs *fs, const char *label)
 {
-	if (!(fs->flags & STALEFS_OPEN_RW))
+	if (!stalefs_fs_rw(fs))
 		return STALEFS_ERR_RO_FILSYS;
 	if (strlen(label) > STALEFS_LABEL_MAX)
 		return STALEFS_ERR_BAD_ARGUMENT;
@@ -78,7 +79,7 @@ errcode_t stalefs_journal_remove(stalefs_fs *fs)
 	u32 blocks = le32_to_cpu(fs->sb.s_journal_blocks);
 	errcode_t err;
 
-	if (!(fs->flags & STALEFS_OPEN_RW))
+	if (!stalefs_fs_rw(fs))
 		return STALEFS_ERR_RO_FILSYS;
 	if (!(le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL))
 		return STALEFS_ERR_NO_JOURNAL;
