@@ -86,10 +86,17 @@ assert_eq 'label = "viaxfsio"' "$(xfs_io -c label $mnt)" "FS_IOC_SETFSLABEL thro
 assert_eq viaxfsio "$("$TUNEFS_STALEFS" -l "$dev" | field "Filesystem volume name")" "xfs_io's label on the device"
 "$TUNEFS_STALEFS" -L newlabel "$dev" >/dev/null
 
+# tune_refused WHAT PATTERN CMD...: CMD exits 1 with PATTERN in its error output.
+tune_refused() {
+	local what=$1 pattern=$2 rc=0
+	shift 2
+	"$@" >/dev/null 2>$S/tune.err || rc=$?
+	assert_eq 1 "$rc" "$what exits 1"
+	grep -q -- "$pattern" $S/tune.err || fail "$what: $(cat $S/tune.err)"
+}
+
 note "refusals on a mounted filesystem change nothing"
-rc=0; "$TUNEFS_STALEFS" -L "$(printf 'x%.0s' {1..32})" "$dev" >/dev/null 2>$S/tune.err || rc=$?
-assert_eq 1 "$rc" "a 32-byte label is refused"
-grep -q 'volume label too long' $S/tune.err || fail "too-long label: $(cat $S/tune.err)"
+tune_refused "a 32-byte label" 'volume label too long' "$TUNEFS_STALEFS" -L "$(printf 'x%.0s' {1..32})" "$dev"
 # The kernel checks for itself: 31 bytes fit, 32 do not (EINVAL, as the generic ioctl says).
 assert_errno EINVAL xfs_io -c "label -s $(printf 'y%.0s' {1..32})" $mnt
 # SET_TUNE's own checks, past tunefs: the raw ioctl with values tunefs never sends.
@@ -113,20 +120,14 @@ if got[0] != 0x1f or got[1] != 2 or got[3] != 20 or got[5] != 14 * 86400:
 print("ok: SET_TUNE refuses bad values; GET_TUNE reads", got)
 PY
 for opt in "-U random" "-O ^has_journal"; do
-	rc=0; "$TUNEFS_STALEFS" $opt "$dev" >/dev/null 2>$S/tune.err || rc=$?
-	assert_eq 1 "$rc" "tunefs $opt on a mounted filesystem exits 1"
-	grep -q 'change only unmounted filesystems' $S/tune.err || fail "tunefs $opt while mounted: $(cat $S/tune.err)"
+	tune_refused "tunefs $opt on a mounted filesystem" 'change only unmounted filesystems' "$TUNEFS_STALEFS" $opt "$dev"
 done
 # Unprivileged: EPERM from the kernel, for tunefs and xfs_io alike.
-rc=0; as_user 1000 1000 "" "$TUNEFS_STALEFS" -L notroot -c 7 "$dev" >/dev/null 2>$S/tune.err || rc=$?
-assert_eq 1 "$rc" "tunefs by a non-root user exits 1"
-grep -q "$(errno_msg EPERM)" $S/tune.err || fail "tunefs by a non-root user: $(cat $S/tune.err)"
+tune_refused "tunefs by a non-root user" "$(errno_msg EPERM)" as_user 1000 1000 "" "$TUNEFS_STALEFS" -L notroot -c 7 "$dev"
 assert_errno EPERM as_user 1000 1000 "" xfs_io -c "label -s notroot" $mnt
 # Read-only: EROFS.
 mount -o remount,ro $mnt
-rc=0; "$TUNEFS_STALEFS" -L readonly "$dev" >/dev/null 2>$S/tune.err || rc=$?
-assert_eq 1 "$rc" "tunefs on a read-only mount exits 1"
-grep -q "$(errno_msg EROFS)" $S/tune.err || fail "tunefs on a read-only mount: $(cat $S/tune.err)"
+tune_refused "tunefs on a read-only mount" "$(errno_msg EROFS)" "$TUNEFS_STALEFS" -L readonly "$dev"
 assert_errno EROFS xfs_io -c "label -s readonly" $mnt
 umount $mnt
 
@@ -151,9 +152,7 @@ fsck_clean "$dev"
 note "a shut-down filesystem refuses (EIO) and keeps what it had"
 mount -t stalefs "$dev" $mnt
 xfs_io -x -c shutdown $mnt	# NOLOGFLUSH; nothing was written since the mount, so nothing is lost
-rc=0; "$TUNEFS_STALEFS" -L down -c 9 "$dev" >/dev/null 2>$S/tune.err || rc=$?
-assert_eq 1 "$rc" "tunefs on a shut-down filesystem exits 1"
-grep -q "$(errno_msg EIO)" $S/tune.err || fail "tunefs on a shut-down filesystem: $(cat $S/tune.err)"
+tune_refused "tunefs on a shut-down filesystem" "$(errno_msg EIO)" "$TUNEFS_STALEFS" -L down -c 9 "$dev"
 assert_errno EIO xfs_io -c "label -s down" $mnt
 umount $mnt
 "$TUNEFS_STALEFS" -l "$dev" >$S/tune.out
