@@ -560,7 +560,7 @@ out:
  * them (or, without a journal, drop the buffers so writeback cannot put
  * them over their next owner).  Returns how many were freed.
  */
-void stalefs_free_blocks(struct inode *inode, u64 pblk, u32 len, bool metadata)
+void stalefs_free_file_blocks(struct inode *inode, u64 pblk, u32 len, bool metadata)
 {
 	struct super_block *sb = inode->i_sb;
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);

@@ -372,7 +372,7 @@ int stalefs_dir_set(struct inode *dir, struct stalefs_dir_pos *pos, u32 ino, umo
 	return 0;
 }
 
-int stalefs_dir_init(struct inode *dir, struct inode *parent)
+int stalefs_init_new_dir(struct inode *dir, struct inode *parent)
 {
 	struct stalefs_dir_entry *de;
 	struct buffer_head *bh;
@@ -400,7 +400,7 @@ int stalefs_dir_init(struct inode *dir, struct inode *parent)
 	return 0;
 }
 
-int stalefs_dir_is_empty(struct inode *dir)
+int stalefs_empty_dir(struct inode *dir)
 {
 	u32 bs = dir->i_sb->s_blocksize, n = dir_blocks(dir), lblk, off;
 	struct stalefs_dir_entry *de;

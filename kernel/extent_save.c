@@ -362,7 +362,7 @@ static void save_in_root(struct inode *inode)
 	u32 i;
 
 	for (i = 0; i < ei->i_nnodes; i++)
-		stalefs_free_blocks(inode, ei->i_nodes[i], 1, true);
+		stalefs_free_file_blocks(inode, ei->i_nodes[i], 1, true);
 	stalefs_ext_forget_nodes(ei);
 	memset(ei->i_data, 0, sizeof(ei->i_data));
 	root->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
@@ -437,13 +437,13 @@ static int save_tree(struct inode *inode)
 	}
 	if (err) {
 		for (i = 0; i < p.nfresh; i++)
-			stalefs_free_blocks(inode, p.fresh[i], 1, true);
+			stalefs_free_file_blocks(inode, p.fresh[i], 1, true);
 		goto out;
 	}
 
 	/* From here the new blocks are the inode's, whatever happens. */
 	for (i = p.spare_used; i < p.nspare; i++)
-		stalefs_free_blocks(inode, p.spare[i], 1, true);
+		stalefs_free_file_blocks(inode, p.spare[i], 1, true);
 	kfree(ei->i_nodes);
 	ei->i_nodes = nodes;
 	ei->i_nnodes = total;

@@ -539,7 +539,7 @@ int stalefs_ext_remove(struct inode *inode, u32 lblk, u64 len, bool *more)
 	*more = k > i0;
 	for (i = k; i < j; i++) {
 		/* Directory and symlink blocks are metadata: revoked, their buffers dropped. */
-		stalefs_free_blocks(inode, EXT(ei, i).pblk, EXT(ei, i).len, metadata);
+		stalefs_free_file_blocks(inode, EXT(ei, i).pblk, EXT(ei, i).len, metadata);
 		ext_count(ei, EXT(ei, i).flags, -1);
 	}
 	ext_touch(ei, EXT(ei, k).lblk);
@@ -603,7 +603,7 @@ int stalefs_ext_alloc_range(struct inode *inode, u32 lblk, u32 len, u16 flags,
 		ex.flags = flags;
 		err = stalefs_ext_insert(inode, &ex);
 		if (err) {
-			stalefs_free_blocks(inode, pblk, got, false);
+			stalefs_free_file_blocks(inode, pblk, got, false);
 			break;
 		}
 		if (!any && first)

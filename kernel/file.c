@@ -34,7 +34,7 @@ static int stalefs_writepages(struct address_space *mapping, struct writeback_co
 	return iomap_writepages(mapping, wbc, &wpc, &stalefs_writeback_ops);
 }
 
-static sector_t stalefs_bmap(struct address_space *mapping, sector_t block)
+static sector_t stalefs_vm_bmap(struct address_space *mapping, sector_t block)
 {
 	return iomap_bmap(mapping, block, &stalefs_iomap_ops);
 }
@@ -46,7 +46,7 @@ const struct address_space_operations stalefs_aops = {
 	.dirty_folio		= filemap_dirty_folio,
 	.release_folio		= iomap_release_folio,
 	.invalidate_folio	= iomap_invalidate_folio,
-	.bmap			= stalefs_bmap,
+	.bmap			= stalefs_vm_bmap,
 	.direct_IO		= noop_direct_IO,
 	.migrate_folio		= filemap_migrate_folio,
 	.is_partially_uptodate	= iomap_is_partially_uptodate,
@@ -456,7 +456,7 @@ static int stalefs_clear_range(struct inode *inode, loff_t off, loff_t len, bool
 	return err;
 }
 
-static long stalefs_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
+static long stalefs_file_fallocate(struct file *file, int mode, loff_t offset, loff_t len)
 {
 	struct inode *inode = file_inode(file);
 	unsigned int bits = inode->i_sb->s_blocksize_bits;
@@ -544,7 +544,7 @@ const struct file_operations stalefs_file_operations = {
 	.fsync		= stalefs_fsync,
 	.splice_read	= generic_file_splice_read,
 	.splice_write	= iter_file_splice_write,
-	.fallocate	= stalefs_fallocate,
+	.fallocate	= stalefs_file_fallocate,
 	.unlocked_ioctl	= stalefs_ioctl,	/* stale.c */
 	.compat_ioctl	= compat_ptr_ioctl,	/* the structs are the same in 32-bit */
 };

@@ -367,7 +367,7 @@ int stalefs_inode_to_table(struct inode *inode, bool map_locked, bool datasync)
  * into the journal at once (in the caller's handle if it has one), as ext4
  * does; write_inode then has nothing left to write.
  */
-void stalefs_dirty_inode(struct inode *inode, int flags)
+void stalefs_sb_dirty_inode(struct inode *inode, int flags)
 {
 	struct super_block *sb = inode->i_sb;
 	handle_t *handle;
@@ -458,7 +458,7 @@ int stalefs_sync_metadata(struct inode *inode, int datasync)
 	return err;
 }
 
-int stalefs_write_inode(struct inode *inode, struct writeback_control *wbc)
+int stalefs_sb_write_inode(struct inode *inode, struct writeback_control *wbc)
 {
 	int err;
 
@@ -536,7 +536,7 @@ out:
 	sb_end_intwrite(sb);
 }
 
-void stalefs_evict_inode(struct inode *inode)
+void stalefs_sb_evict_inode(struct inode *inode)
 {
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
 	bool want_delete = !inode->i_nlink && !is_bad_inode(inode);

@@ -265,7 +265,7 @@ int stalefs_save_all_pending(struct super_block *sb)
 		while ((ei = list_first_entry_or_null(&sbi->save_list, struct stalefs_inode_info,
 						      i_save_node))) {
 			list_del_init(&ei->i_save_node);
-			/* An inode being evicted saves its own (stalefs_evict_inode). */
+			/* An inode being evicted saves its own (stalefs_sb_evict_inode). */
 			inode = igrab(&ei->vfs_inode);
 			if (inode)
 				break;

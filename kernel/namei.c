@@ -58,7 +58,7 @@ static void ns_fail_new(struct inode *dir, handle_t *handle, struct inode *inode
 	discard_new_inode(inode);
 }
 
-static struct dentry *stalefs_lookup(struct inode *dir, struct dentry *dentry,
+static struct dentry *stalefs_vn_lookup(struct inode *dir, struct dentry *dentry,
 				     unsigned int flags)
 {
 	struct stalefs_dir_pos pos;
@@ -96,7 +96,7 @@ static int add_nondir(struct inode *dir, struct dentry *dentry, struct inode *in
 	return err;
 }
 
-static int stalefs_create(struct user_namespace *mnt_userns, struct inode *dir,
+static int stalefs_vn_create(struct user_namespace *mnt_userns, struct inode *dir,
 			  struct dentry *dentry, umode_t mode, bool excl)
 {
 	handle_t *handle = ns_start(dir, true, 1, 0, 2);
@@ -114,7 +114,7 @@ static int stalefs_create(struct user_namespace *mnt_userns, struct inode *dir,
 }
 
 /* O_TMPFILE: an inode with no name (nlink 0, an orphan) until linkat gives it one. */
-static int stalefs_tmpfile(struct user_namespace *mnt_userns, struct inode *dir,
+static int stalefs_vn_tmpfile(struct user_namespace *mnt_userns, struct inode *dir,
 			   struct file *file, umode_t mode)
 {
 	handle_t *handle = ns_start(dir, true, 0, 0, 1);
@@ -136,7 +136,7 @@ static int stalefs_tmpfile(struct user_namespace *mnt_userns, struct inode *dir,
 	return err ? err : finish_open_simple(file, 0);
 }
 
-static int stalefs_mknod(struct user_namespace *mnt_userns, struct inode *dir,
+static int stalefs_vn_mknod(struct user_namespace *mnt_userns, struct inode *dir,
 			 struct dentry *dentry, umode_t mode, dev_t rdev)
 {
 	handle_t *handle;
@@ -190,7 +190,7 @@ static int symlink_block(struct inode *inode, const char *symname, size_t len)
 	return err;
 }
 
-static int stalefs_symlink(struct user_namespace *mnt_userns, struct inode *dir,
+static int stalefs_vn_symlink(struct user_namespace *mnt_userns, struct inode *dir,
 			   struct dentry *dentry, const char *symname)
 {
 	struct super_block *sb = dir->i_sb;
@@ -268,7 +268,7 @@ static const char *stalefs_get_link(struct dentry *dentry, struct inode *inode,
 	return link;
 }
 
-static int stalefs_link(struct dentry *old_dentry, struct inode *dir, struct dentry *dentry)
+static int stalefs_vn_link(struct dentry *old_dentry, struct inode *dir, struct dentry *dentry)
 {
 	struct inode *inode = d_inode(old_dentry);
 	bool was_orphan = !inode->i_nlink;
@@ -325,7 +325,7 @@ static int unlink_in(struct inode *dir, struct dentry *dentry)
 	return err;
 }
 
-static int stalefs_unlink(struct inode *dir, struct dentry *dentry)
+static int stalefs_vn_unlink(struct inode *dir, struct dentry *dentry)
 {
 	handle_t *handle = ns_start(dir, false, 0, 1, 2);
 	int err, err2;
@@ -337,7 +337,7 @@ static int stalefs_unlink(struct inode *dir, struct dentry *dentry)
 	return err ? err : err2;
 }
 
-static int stalefs_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
+static int stalefs_vn_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
 			 struct dentry *dentry, umode_t mode)
 {
 	struct inode *inode;
@@ -359,7 +359,7 @@ static int stalefs_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
 	}
 	stalefs_set_ops(inode);
 	set_nlink(inode, 2);
-	err = stalefs_dir_init(inode, dir);
+	err = stalefs_init_new_dir(inode, dir);
 	if (err)
 		goto fail;
 	err = stalefs_dir_add(dir, &dentry->d_name, inode->i_ino, inode->i_mode);
@@ -374,13 +374,13 @@ fail:
 	return err;
 }
 
-static int stalefs_rmdir(struct inode *dir, struct dentry *dentry)
+static int stalefs_vn_rmdir(struct inode *dir, struct dentry *dentry)
 {
 	struct inode *inode = d_inode(dentry);
 	handle_t *handle;
 	int err, err2;
 
-	err = stalefs_dir_is_empty(inode);
+	err = stalefs_empty_dir(inode);
 	if (err < 0)
 		return err;
 	if (!err)
@@ -492,7 +492,7 @@ static int do_rename(struct inode *old_dir, struct dentry *old_dentry, struct in
 	}
 	if (new_inode) {
 		if (is_dir) {
-			err = stalefs_dir_is_empty(new_inode);
+			err = stalefs_empty_dir(new_inode);
 			if (err <= 0) {
 				err = err ? err : -ENOTEMPTY;
 				goto out;
@@ -547,7 +547,7 @@ out:
 	return err;
 }
 
-static int stalefs_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
+static int stalefs_vn_rename(struct user_namespace *mnt_userns, struct inode *old_dir,
 			  struct dentry *old_dentry, struct inode *new_dir,
 			  struct dentry *new_dentry, unsigned int flags)
 {
@@ -570,16 +570,16 @@ static int stalefs_rename(struct user_namespace *mnt_userns, struct inode *old_d
 }
 
 const struct inode_operations stalefs_dir_inode_operations = {
-	.lookup		= stalefs_lookup,
-	.create		= stalefs_create,
-	.link		= stalefs_link,
-	.unlink		= stalefs_unlink,
-	.symlink	= stalefs_symlink,
-	.mkdir		= stalefs_mkdir,
-	.rmdir		= stalefs_rmdir,
-	.mknod		= stalefs_mknod,
-	.rename		= stalefs_rename,
-	.tmpfile	= stalefs_tmpfile,
+	.lookup		= stalefs_vn_lookup,
+	.create		= stalefs_vn_create,
+	.link		= stalefs_vn_link,
+	.unlink		= stalefs_vn_unlink,
+	.symlink	= stalefs_vn_symlink,
+	.mkdir		= stalefs_vn_mkdir,
+	.rmdir		= stalefs_vn_rmdir,
+	.mknod		= stalefs_vn_mknod,
+	.rename		= stalefs_vn_rename,
+	.tmpfile	= stalefs_vn_tmpfile,
 	.setattr	= stalefs_setattr,
 	.getattr	= stalefs_getattr,
 	.fileattr_get	= stalefs_fileattr_get,

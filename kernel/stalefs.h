@@ -194,7 +194,7 @@ void stalefs_put_groups(struct super_block *sb);
 struct stalefs_group_desc *stalefs_get_desc(struct super_block *sb, u32 group,
 					    struct buffer_head **bhp);
 int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *got);
-void stalefs_free_blocks(struct inode *inode, u64 pblk, u32 len, bool metadata);
+void stalefs_free_file_blocks(struct inode *inode, u64 pblk, u32 len, bool metadata);
 bool stalefs_blocks_valid(struct super_block *sb, u64 pblk, u64 len);
 bool stalefs_meta_free(struct super_block *sb, u64 pblk, u64 len);
 int stalefs_new_ino(struct inode *dir, umode_t mode, u32 *ino);
@@ -233,10 +233,10 @@ u64 stalefs_ext_blocks(struct inode *inode);
 #define STALEFS_IGET_ORPHAN	0x1	/* an ORPHAN inode with no links is fine (orphan.c) */
 struct inode *stalefs_iget(struct super_block *sb, u32 ino);
 struct inode *stalefs_iget_flags(struct super_block *sb, u32 ino, int flags);
-void stalefs_dirty_inode(struct inode *inode, int flags);
+void stalefs_sb_dirty_inode(struct inode *inode, int flags);
 int stalefs_inode_to_table(struct inode *inode, bool map_locked, bool datasync);
-int stalefs_write_inode(struct inode *inode, struct writeback_control *wbc);
-void stalefs_evict_inode(struct inode *inode);
+int stalefs_sb_write_inode(struct inode *inode, struct writeback_control *wbc);
+void stalefs_sb_evict_inode(struct inode *inode);
 struct inode *stalefs_new_inode(struct inode *dir, umode_t mode, const struct qstr *name);
 void stalefs_set_ops(struct inode *inode);
 int stalefs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry, struct iattr *attr);
@@ -286,8 +286,8 @@ int stalefs_dir_find(struct inode *dir, const struct qstr *name, struct stalefs_
 int stalefs_dir_add(struct inode *dir, const struct qstr *name, u32 ino, umode_t mode);
 int stalefs_dir_delete(struct inode *dir, struct stalefs_dir_pos *pos);
 int stalefs_dir_set(struct inode *dir, struct stalefs_dir_pos *pos, u32 ino, umode_t mode);
-int stalefs_dir_init(struct inode *dir, struct inode *parent);
-int stalefs_dir_is_empty(struct inode *dir);
+int stalefs_init_new_dir(struct inode *dir, struct inode *parent);
+int stalefs_empty_dir(struct inode *dir);
 int stalefs_dir_dotdot(struct inode *dir, struct stalefs_dir_pos *pos);
 void stalefs_dir_dirty(struct inode *dir, struct buffer_head *bh);
 

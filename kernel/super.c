@@ -170,7 +170,7 @@ static void set_state(struct super_block *sb, bool clean)
 
 /* ---- inode cache ---- */
 
-static struct inode *stalefs_alloc_inode(struct super_block *sb)
+static struct inode *stalefs_sb_alloc_inode(struct super_block *sb)
 {
 	struct stalefs_inode_info *ei = alloc_inode_sb(sb, stalefs_inode_cachep, GFP_KERNEL);
 
@@ -202,7 +202,7 @@ static struct inode *stalefs_alloc_inode(struct super_block *sb)
 	return &ei->vfs_inode;
 }
 
-static void stalefs_free_inode(struct inode *inode)
+static void stalefs_sb_free_inode(struct inode *inode)
 {
 	kmem_cache_free(stalefs_inode_cachep, STALEFS_I(inode));
 }
@@ -221,7 +221,7 @@ static void init_once(void *p)
 
 /* ---- super_operations ---- */
 
-static void stalefs_put_super(struct super_block *sb)
+static void stalefs_sb_put_super(struct super_block *sb)
 {
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
 	bool rw = !sb_rdonly(sb) && !stalefs_forced_shutdown(sb);
@@ -241,7 +241,7 @@ static void stalefs_put_super(struct super_block *sb)
 	kfree(sbi);
 }
 
-static int stalefs_sync_fs(struct super_block *sb, int wait)
+static int stalefs_sb_sync_fs(struct super_block *sb, int wait)
 {
 	int err;
 
@@ -279,7 +279,7 @@ static int stalefs_sync_fs(struct super_block *sb, int wait)
 	return blkdev_issue_flush(sb->s_bdev);
 }
 
-static int stalefs_statfs(struct dentry *dentry, struct kstatfs *buf)
+static int stalefs_sb_statfs(struct dentry *dentry, struct kstatfs *buf)
 {
 	struct super_block *sb = dentry->d_sb;
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
@@ -305,7 +305,7 @@ static const char *const errors_names[] = {
 	[STALEFS_ERRORS_PANIC] = "panic",
 };
 
-static int stalefs_show_options(struct seq_file *seq, struct dentry *root)
+static int stalefs_sb_show_options(struct seq_file *seq, struct dentry *root)
 {
 	struct stalefs_sb_info *sbi = STALEFS_SB(root->d_sb);
 
@@ -336,7 +336,7 @@ static int journal_quiesce(struct super_block *sb)
 	return 0;
 }
 
-static int stalefs_freeze_fs(struct super_block *sb)
+static int stalefs_sb_freeze_fs(struct super_block *sb)
 {
 	int err;
 
@@ -349,7 +349,7 @@ static int stalefs_freeze_fs(struct super_block *sb)
 	return 0;
 }
 
-static int stalefs_unfreeze_fs(struct super_block *sb)
+static int stalefs_sb_unfreeze_fs(struct super_block *sb)
 {
 	if (sb_rdonly(sb) || stalefs_forced_shutdown(sb) || !stalefs_has_journal(sb))
 		return 0;
@@ -359,17 +359,17 @@ static int stalefs_unfreeze_fs(struct super_block *sb)
 }
 
 static const struct super_operations stalefs_sops = {
-	.alloc_inode	= stalefs_alloc_inode,
-	.free_inode	= stalefs_free_inode,
-	.dirty_inode	= stalefs_dirty_inode,
-	.write_inode	= stalefs_write_inode,
-	.evict_inode	= stalefs_evict_inode,
-	.put_super	= stalefs_put_super,
-	.sync_fs	= stalefs_sync_fs,
-	.freeze_fs	= stalefs_freeze_fs,
-	.unfreeze_fs	= stalefs_unfreeze_fs,
-	.statfs		= stalefs_statfs,
-	.show_options	= stalefs_show_options,
+	.alloc_inode	= stalefs_sb_alloc_inode,
+	.free_inode	= stalefs_sb_free_inode,
+	.dirty_inode	= stalefs_sb_dirty_inode,
+	.write_inode	= stalefs_sb_write_inode,
+	.evict_inode	= stalefs_sb_evict_inode,
+	.put_super	= stalefs_sb_put_super,
+	.sync_fs	= stalefs_sb_sync_fs,
+	.freeze_fs	= stalefs_sb_freeze_fs,
+	.unfreeze_fs	= stalefs_sb_unfreeze_fs,
+	.statfs		= stalefs_sb_statfs,
+	.show_options	= stalefs_sb_show_options,
 };
 
 /* ---- mount ---- */

@@ -1,0 +1,7 @@
+# Layering checks on the source itself: `make check-layers` fails when a
+# function name means one thing in kernel/ and another in the userspace
+# library and tools (tests/layers/names.sh).
+.PHONY: check-layers
+CHECK_TARGETS += check-layers
+check-layers:
+	tests/layers/names.sh
