@@ -181,30 +181,11 @@ void note_inode_deleted(struct fsck_ctx *ctx, u32 ino)
 }
 
 /* Set the bits of [start, start+len) that fall in the group (a declined relocation leaves them outside). */
-static void set_in_group(u8 *map, u64 gfirst, u64 nbits, u64 start, u64 len)
-{
-	u64 b;
-
-	for (b = start; b < start + len; b++)
-		if (b >= gfirst && b - gfirst < nbits)
-			bit_set(map, b - gfirst);
-}
-
 /* The group's own metadata as a bitmap: superblock copy, descriptors, bitmaps, inode table. */
 void group_meta_bitmap(struct fsck_ctx *ctx, u32 group, u8 *map)
 {
-	const struct stalefs_geom *g = &ctx->fs->geom;
-	const struct stalefs_group_desc *d = &ctx->fs->groups[group].desc;
-	u64 first = stalefs_group_first_block(g, group);
-	u64 n = stalefs_group_nblocks(g, group), bits = bb_bytes(ctx) * 8, b;
-
-	memset(map, 0, bb_bytes(ctx));
-	set_in_group(map, first, bits, first, stalefs_group_super_blocks(g, group));
-	set_in_group(map, first, bits, le64_to_cpu(d->bg_block_bitmap), g->block_bitmap_blocks);
-	set_in_group(map, first, bits, le64_to_cpu(d->bg_inode_bitmap), g->inode_bitmap_blocks);
-	set_in_group(map, first, bits, le64_to_cpu(d->bg_inode_table), g->inode_table_blocks);
-	for (b = n; b < bits; b++)
-		bit_set(map, b);
+	stalefs_group_uninit_block_bitmap(&ctx->fs->geom, group, &ctx->fs->groups[group].desc, map,
+					  (u32)bb_bytes(ctx));
 }
 
 void inode_pad_bitmap(struct fsck_ctx *ctx, u8 *map)
@@ -216,30 +197,15 @@ void inode_pad_bitmap(struct fsck_ctx *ctx, u8 *map)
 		bit_set(map, b);
 }
 
-static bool ranges_overlap(u64 a, u64 alen, u64 b, u64 blen)
+static const struct stalefs_group_desc *fs_desc(void *fs, u32 group)
 {
-	return a < b + blen && b < a + alen;
+	return &((stalefs_fs *)fs)->groups[group].desc;
 }
 
 /* Does [start, start+len) touch any group's metadata?  Only the groups it spans are looked at. */
 bool block_range_in_meta(struct fsck_ctx *ctx, u64 start, u64 len)
 {
-	const struct stalefs_geom *g = &ctx->fs->geom;
-	u32 first = stalefs_block_group(g, start), last = stalefs_block_group(g, start + len - 1), grp;
-
-	if (start <= g->sb_block)
-		return true;
-	for (grp = first; grp <= last && grp < g->groups_count; grp++) {
-		const struct stalefs_group_desc *d = &ctx->fs->groups[grp].desc;
-		u64 gfirst = stalefs_group_first_block(g, grp);
-
-		if (ranges_overlap(start, len, gfirst, stalefs_group_super_blocks(g, grp)) ||
-		    ranges_overlap(start, len, le64_to_cpu(d->bg_block_bitmap), g->block_bitmap_blocks) ||
-		    ranges_overlap(start, len, le64_to_cpu(d->bg_inode_bitmap), g->inode_bitmap_blocks) ||
-		    ranges_overlap(start, len, le64_to_cpu(d->bg_inode_table), g->inode_table_blocks))
-			return true;
-	}
-	return false;
+	return stalefs_range_on_group_meta(&ctx->fs->geom, fs_desc, ctx->fs, start, len);
 }
 
 static u8 *group_bmap(struct fsck_ctx *ctx, u32 group)

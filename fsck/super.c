@@ -304,19 +304,6 @@ static void check_super(struct fsck_ctx *ctx)
 	}
 }
 
-static bool in_group_data(const struct stalefs_geom *g, u32 group, u64 start, u64 len)
-{
-	u64 first = stalefs_group_first_block(g, group) + stalefs_group_super_blocks(g, group);
-	u64 end = stalefs_group_first_block(g, group) + stalefs_group_nblocks(g, group);
-
-	return start >= first && start + len <= end && start + len > start;
-}
-
-static bool overlap(u64 a, u64 alen, u64 b, u64 blen)
-{
-	return a < b + blen && b < a + alen;
-}
-
 static bool check_desc_locations(struct fsck_ctx *ctx, u32 group, bool force)
 {
 	const struct stalefs_geom *g = &ctx->fs->geom;
@@ -324,15 +311,13 @@ static bool check_desc_locations(struct fsck_ctx *ctx, u32 group, bool force)
 	struct problem_ctx p;
 	u64 bb = le64_to_cpu(d->bg_block_bitmap), ib = le64_to_cpu(d->bg_inode_bitmap);
 	u64 it = le64_to_cpu(d->bg_inode_table), dbb, dib, dit;
-	bool bb_ok, ib_ok, it_ok, moved = false;
+	u32 misplaced = stalefs_desc_misplaced(g, group, d);
+	bool bb_ok = !(misplaced & (1u << STALEFS_GM_BLOCK_BITMAP));
+	bool ib_ok = !(misplaced & (1u << STALEFS_GM_INODE_BITMAP));
+	bool it_ok = !(misplaced & (1u << STALEFS_GM_INODE_TABLE));
+	bool moved = false;
 
 	stalefs_group_default_layout(g, group, &dbb, &dib, &dit);
-	bb_ok = in_group_data(g, group, bb, g->block_bitmap_blocks);
-	ib_ok = in_group_data(g, group, ib, g->inode_bitmap_blocks) &&
-		!overlap(ib, g->inode_bitmap_blocks, bb, g->block_bitmap_blocks);
-	it_ok = in_group_data(g, group, it, g->inode_table_blocks) &&
-		!overlap(it, g->inode_table_blocks, bb, g->block_bitmap_blocks) &&
-		!overlap(it, g->inode_table_blocks, ib, g->inode_bitmap_blocks);
 	/* Still overlapping after a relocation: everything goes back to mkfs' places. */
 	if (force) {
 		bb_ok = bb == dbb;

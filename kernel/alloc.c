@@ -362,17 +362,17 @@ static int block_bitmap_get(struct super_block *sb, u32 group, struct stalefs_gr
 	struct stalefs_geom *g = &STALEFS_SB(sb)->geom;
 	bool uninit = le16_to_cpu(d->bg_flags) & STALEFS_BG_BLOCK_UNINIT;
 	u64 first = stalefs_group_first_block(g, group);
-	int err;
+	struct stalefs_brange meta[STALEFS_GM_COUNT];
+	int err, k;
 
 	err = bitmap_get(sb, group, le64_to_cpu(d->bg_block_bitmap), g->block_bitmap_blocks,
 			 stalefs_group_nblocks(g, group), uninit, d->bg_block_bitmap_csum, bm);
 	if (err || !uninit)
 		return err;
 	/* Never written: the group's own metadata (and the journal) in use, the rest free. */
-	mark_range(sb, bm, first, first, stalefs_group_super_blocks(g, group));
-	mark_range(sb, bm, first, le64_to_cpu(d->bg_block_bitmap), g->block_bitmap_blocks);
-	mark_range(sb, bm, first, le64_to_cpu(d->bg_inode_bitmap), g->inode_bitmap_blocks);
-	mark_range(sb, bm, first, le64_to_cpu(d->bg_inode_table), g->inode_table_blocks);
+	stalefs_group_meta_ranges(g, group, d, meta);
+	for (k = 0; k < STALEFS_GM_COUNT; k++)
+		mark_range(sb, bm, first, meta[k].start, meta[k].len);
 	mark_journal(sb, bm, first);
 	err = bitmap_init_done(sb, group, d, dbh, bm, STALEFS_BG_BLOCK_UNINIT,
 			       &d->bg_block_bitmap_csum);
@@ -385,16 +385,14 @@ static int block_bitmap_get(struct super_block *sb, u32 group, struct stalefs_gr
 static bool is_group_meta(struct super_block *sb, u32 group, struct stalefs_group_desc *d, u64 b)
 {
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
-	struct stalefs_geom *g = &sbi->geom;
-	u64 first = stalefs_group_first_block(g, group);
-	u64 bb = le64_to_cpu(d->bg_block_bitmap), ib = le64_to_cpu(d->bg_inode_bitmap);
-	u64 it = le64_to_cpu(d->bg_inode_table);
 
-	return (b >= first && b < first + stalefs_group_super_blocks(g, group)) ||
-	       (b >= bb && b < bb + g->block_bitmap_blocks) ||
-	       (b >= ib && b < ib + g->inode_bitmap_blocks) ||
-	       (b >= it && b < it + g->inode_table_blocks) ||
+	return stalefs_group_meta_overlaps(&sbi->geom, group, d, b, 1) ||
 	       (b >= sbi->journal_start && b < sbi->journal_start + sbi->journal_blocks);
+}
+
+static const struct stalefs_group_desc *sb_desc(void *sb, u32 group)
+{
+	return stalefs_get_desc(sb, group, NULL);
 }
 
 /* [pblk, pblk+len) lies inside the filesystem and overlaps no group's own metadata. */
@@ -402,29 +400,11 @@ bool stalefs_meta_free(struct super_block *sb, u64 pblk, u64 len)
 {
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
 	struct stalefs_geom *g = &sbi->geom;
-	u64 b = pblk, end = pblk + len;
+	u64 end = pblk + len;
 
 	if (pblk == 0 || len == 0 || end > g->blocks_count || end < pblk)
 		return false;
-	while (b < end) {
-		u32 grp = stalefs_block_group(g, b);
-		struct stalefs_group_desc *d = stalefs_get_desc(sb, grp, NULL);
-		u64 first = stalefs_group_first_block(g, grp);
-		u64 gend = min(end, first + stalefs_group_nblocks(g, grp));
-		u64 m[4][2] = {
-			{ first, stalefs_group_super_blocks(g, grp) },
-			{ le64_to_cpu(d->bg_block_bitmap), g->block_bitmap_blocks },
-			{ le64_to_cpu(d->bg_inode_bitmap), g->inode_bitmap_blocks },
-			{ le64_to_cpu(d->bg_inode_table), g->inode_table_blocks },
-		};
-		int k;
-
-		for (k = 0; k < 4; k++)
-			if (m[k][1] && b < m[k][0] + m[k][1] && m[k][0] < gend)
-				return false;
-		b = gend;
-	}
-	return true;
+	return !stalefs_range_on_group_meta(g, sb_desc, sb, pblk, len);
 }
 
 /*

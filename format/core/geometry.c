@@ -88,15 +88,9 @@ u32 stalefs_extblock_max_entries(u32 block_size)
 
 bool stalefs_journal_range_ok(const struct stalefs_geom *g, u64 start, u64 len)
 {
-	u32 group;
-	u64 first, end;
-
 	if (len < STALEFS_JOURNAL_MIN_BLOCKS || len > 0xFFFFFFFFULL || start >= g->blocks_count)
 		return false;
-	group = stalefs_block_group(g, start);
-	first = stalefs_group_first_block(g, group) + stalefs_group_super_blocks(g, group);
-	end = stalefs_group_first_block(g, group) + stalefs_group_nblocks(g, group);
-	return start >= first && start + len <= end;
+	return stalefs_group_data_holds(g, stalefs_block_group(g, start), start, len);
 }
 
 static u32 ilog2_u32(u32 v)

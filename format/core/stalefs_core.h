@@ -53,6 +53,37 @@ u32 stalefs_group_meta_blocks(const struct stalefs_geom *g, u32 group);
 /* Default placement of a group's bitmaps and table, as mkfs lays them out. */
 void stalefs_group_default_layout(const struct stalefs_geom *g, u32 group,
 				  u64 *block_bitmap, u64 *inode_bitmap, u64 *inode_table);
+
+/* ---- a group's own metadata (group_meta.c) ---- */
+enum stalefs_group_meta {
+	STALEFS_GM_SUPER,		/* superblock copy and descriptor table (len 0 without one) */
+	STALEFS_GM_BLOCK_BITMAP,
+	STALEFS_GM_INODE_BITMAP,
+	STALEFS_GM_INODE_TABLE,
+	STALEFS_GM_COUNT
+};
+struct stalefs_brange {
+	u64 start, len;
+};
+/* Where the group's metadata lies, as its descriptor d places it. */
+void stalefs_group_meta_ranges(const struct stalefs_geom *g, u32 group,
+			       const struct stalefs_group_desc *d,
+			       struct stalefs_brange r[STALEFS_GM_COUNT]);
+bool stalefs_group_meta_overlaps(const struct stalefs_geom *g, u32 group,
+				 const struct stalefs_group_desc *d, u64 start, u64 len);
+/* Each world keeps its descriptors its own way; the core asks through this. */
+typedef const struct stalefs_group_desc *(*stalefs_desc_fn)(void *priv, u32 group);
+/* Does [start, start+len) touch the boot area or the metadata of any group it spans? */
+bool stalefs_range_on_group_meta(const struct stalefs_geom *g, stalefs_desc_fn desc, void *priv,
+				 u64 start, u64 len);
+/* [start, start+len) lies inside the group, past its superblock copy and descriptor table. */
+bool stalefs_group_data_holds(const struct stalefs_geom *g, u32 group, u64 start, u64 len);
+/* The bitmaps and table d places outside the group's data or on each other: bits 1 << STALEFS_GM_*. */
+u32 stalefs_desc_misplaced(const struct stalefs_geom *g, u32 group, const struct stalefs_group_desc *d);
+/* The block bitmap of a group never written (BLOCK_UNINIT): its metadata, and the bits past its end. */
+void stalefs_group_uninit_block_bitmap(const struct stalefs_geom *g, u32 group,
+				       const struct stalefs_group_desc *d, u8 *map, u32 bytes);
+
 u32 stalefs_block_group(const struct stalefs_geom *g, u64 block);
 u32 stalefs_ino_group(const struct stalefs_geom *g, u32 ino);
 /* Inode location: block within the table and byte offset within that block. */

@@ -176,35 +176,16 @@ int stalefs_verify_desc_csum(u32 seed, u32 group, const struct stalefs_group_des
 	return le32_to_cpu(d->bg_checksum) == stalefs_desc_csum(seed, group, d) ? 0 : STALEFS_R_BG_CSUM;
 }
 
-/* [start, start+len) lies inside the group, after its superblock copy and GDT. */
-static bool in_group_data(const struct stalefs_geom *g, u32 group, u64 start, u64 len)
-{
-	u64 first = stalefs_group_first_block(g, group) + stalefs_group_super_blocks(g, group);
-	u64 end = stalefs_group_first_block(g, group) + stalefs_group_nblocks(g, group);
-
-	return start >= first && start + len <= end && start + len > start;
-}
-
-static bool ranges_overlap(u64 a, u64 alen, u64 b, u64 blen)
-{
-	return a < b + blen && b < a + alen;
-}
-
 int stalefs_verify_desc(const struct stalefs_geom *g, u32 group, const struct stalefs_group_desc *d)
 {
-	u64 bb = le64_to_cpu(d->bg_block_bitmap);
-	u64 ib = le64_to_cpu(d->bg_inode_bitmap);
-	u64 it = le64_to_cpu(d->bg_inode_table);
 	u32 free_inodes = le32_to_cpu(d->bg_free_inodes_count);
+	u32 misplaced = stalefs_desc_misplaced(g, group, d);
 
-	if (!in_group_data(g, group, bb, g->block_bitmap_blocks))
+	if (misplaced & (1u << STALEFS_GM_BLOCK_BITMAP))
 		return STALEFS_R_BG_BLOCK_BITMAP;
-	if (!in_group_data(g, group, ib, g->inode_bitmap_blocks) ||
-	    ranges_overlap(ib, g->inode_bitmap_blocks, bb, g->block_bitmap_blocks))
+	if (misplaced & (1u << STALEFS_GM_INODE_BITMAP))
 		return STALEFS_R_BG_INODE_BITMAP;
-	if (!in_group_data(g, group, it, g->inode_table_blocks) ||
-	    ranges_overlap(it, g->inode_table_blocks, bb, g->block_bitmap_blocks) ||
-	    ranges_overlap(it, g->inode_table_blocks, ib, g->inode_bitmap_blocks))
+	if (misplaced & (1u << STALEFS_GM_INODE_TABLE))
 		return STALEFS_R_BG_INODE_TABLE;
 	if (le32_to_cpu(d->bg_free_blocks_count) > stalefs_group_nblocks(g, group))
 		return STALEFS_R_BG_FREE_BLOCKS;

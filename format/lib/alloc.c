@@ -39,34 +39,6 @@ static inline void bit_clear(u8 *map, u64 i) { map[i >> 3] &= (u8)~(1u << (i & 7
 static size_t bb_bytes(const stalefs_fs *fs) { return (size_t)fs->geom.block_bitmap_blocks * fs->block_size; }
 static size_t ib_bytes(const stalefs_fs *fs) { return (size_t)fs->geom.inode_bitmap_blocks * fs->block_size; }
 
-/* Set the bits of [start, start+len) inside the map (a damaged descriptor may point elsewhere). */
-static void set_bits_in(u8 *map, u64 first, u64 nbits, u64 start, u64 len)
-{
-	u64 b;
-
-	for (b = start; b < start + len; b++)
-		if (b >= first && b - first < nbits)
-			bit_set(map, b - first);
-}
-
-/* The block bitmap of an uninitialised group: its own metadata, plus the tail past the device. */
-static void synth_block_bitmap(stalefs_fs *fs, u32 group, u8 *map)
-{
-	const struct stalefs_geom *g = &fs->geom;
-	const struct stalefs_group_desc *d = &fs->groups[group].desc;
-	u64 first = stalefs_group_first_block(g, group);
-	u32 n = stalefs_group_nblocks(g, group);
-	u64 bits = bb_bytes(fs) * 8, b;
-
-	memset(map, 0, bb_bytes(fs));
-	set_bits_in(map, first, bits, first, stalefs_group_super_blocks(g, group));
-	set_bits_in(map, first, bits, le64_to_cpu(d->bg_block_bitmap), g->block_bitmap_blocks);
-	set_bits_in(map, first, bits, le64_to_cpu(d->bg_inode_bitmap), g->inode_bitmap_blocks);
-	set_bits_in(map, first, bits, le64_to_cpu(d->bg_inode_table), g->inode_table_blocks);
-	for (b = n; b < bits; b++)
-		bit_set(map, b);
-}
-
 static void synth_inode_bitmap(stalefs_fs *fs, u8 *map)
 {
 	u64 bits = ib_bytes(fs) * 8, b;
@@ -86,7 +58,8 @@ static errcode_t load_group_bitmaps(stalefs_fs *fs, u32 group)
 	if (!grp->block_bitmap) {
 		grp->block_bitmap = stalefs_xmalloc(bb_bytes(fs));
 		if (flags & STALEFS_BG_BLOCK_UNINIT) {
-			synth_block_bitmap(fs, group, grp->block_bitmap);
+			stalefs_group_uninit_block_bitmap(&fs->geom, group, &grp->desc, grp->block_bitmap,
+							  (u32)bb_bytes(fs));
 		} else {
 			err = stalefs_io_read(fs->io, le64_to_cpu(d->bg_block_bitmap),
 					      fs->geom.block_bitmap_blocks, grp->block_bitmap);
