@@ -75,7 +75,7 @@ static void leaf_entry(struct walk *w, const struct stalefs_extent *ex, u64 lo, 
 	struct fsck_ctx *ctx = w->ctx;
 	struct extent_scan *s = w->s;
 	const struct stalefs_geom *g = &ctx->fs->geom;
-	struct stalefs_extent_info e;
+	struct stalefs_ext e;
 	struct problem_ctx p;
 	u16 fix_mask = 0;
 

@@ -223,7 +223,7 @@ struct extent_scan {
 	bool report;		/* ask about problems (pass 1) or apply silently (rebuild) */
 	u8 accepted;		/* FIX_* to apply to yielded extents when !report */
 	/* called for every extent kept (flags already corrected) and every node block kept */
-	void (*extent)(struct fsck_ctx *ctx, struct extent_scan *s, const struct stalefs_extent_info *e);
+	void (*extent)(struct fsck_ctx *ctx, struct extent_scan *s, const struct stalefs_ext *e);
 	void (*node)(struct fsck_ctx *ctx, struct extent_scan *s, u64 block);
 	void *priv;
 	/* out */

@@ -59,7 +59,7 @@ void clear_inode(struct fsck_ctx *ctx, u32 ino)
 		*ft = 0;
 }
 
-static void extent_cb(struct fsck_ctx *ctx, struct extent_scan *s, const struct stalefs_extent_info *e)
+static void extent_cb(struct fsck_ctx *ctx, struct extent_scan *s, const struct stalefs_ext *e)
 {
 	struct inode_scan *is = s->priv;
 	u32 i;

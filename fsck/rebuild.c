@@ -23,7 +23,7 @@ struct collect {
 	u64 dup_blocks;		/* blocks with another claimant (pass 1B counting) */
 };
 
-static void collect_extent(struct fsck_ctx *ctx, struct extent_scan *s, const struct stalefs_extent_info *e)
+static void collect_extent(struct fsck_ctx *ctx, struct extent_scan *s, const struct stalefs_ext *e)
 {
 	struct collect *c = s->priv;
 
@@ -208,7 +208,7 @@ static errcode_t clone_shared(struct fsck_ctx *ctx, struct stalefs_extent_list *
 	u32 i, k;
 
 	for (i = 0; i < l->count; i++) {
-		const struct stalefs_extent_info *e = &l->ext[i];
+		const struct stalefs_ext *e = &l->ext[i];
 
 		for (k = 0; k < e->len;) {
 			bool shared = dup_claims(ctx, e->pblk + k) > 1;
@@ -343,7 +343,7 @@ static void clear_claimant(struct fsck_ctx *ctx, u32 ino, const struct collect *
 	u32 i, k;
 
 	for (i = 0; i < c->list.count; i++) {
-		const struct stalefs_extent_info *e = &c->list.ext[i];
+		const struct stalefs_ext *e = &c->list.ext[i];
 
 		for (k = 0; k < e->len; k++) {
 			u32 claims = dup_claims(ctx, e->pblk + k);
@@ -375,7 +375,6 @@ static void rebuild_one(struct fsck_ctx *ctx, u32 ino, u8 fixes)
 	struct stalefs_inode inode;
 	struct collect c;
 	struct problem_ctx p;
-	struct stalefs_extent_header *root;
 	u32 nblocks = 0, i;
 	int rule;
 	errcode_t err;
@@ -427,10 +426,7 @@ static void rebuild_one(struct fsck_ctx *ctx, u32 ino, u8 fixes)
 	}
 	free_old_nodes(ctx, &c);
 	/* The old nodes are accounted for: start the tree from an empty root. */
-	root = (struct stalefs_extent_header *)inode.i_block;
-	memset(inode.i_block, 0, sizeof(inode.i_block));
-	root->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
-	root->eh_max = cpu_to_le16(STALEFS_ROOT_EXTENTS);
+	stalefs_extent_root_init((struct stalefs_extent_header *)inode.i_block);
 	err = stalefs_extent_write(fs, ino, &inode, &c.list);
 	if (err) {
 		fsck_library_error(ctx, err, "while rewriting an extent tree");
@@ -443,7 +439,7 @@ static void rebuild_one(struct fsck_ctx *ctx, u32 ino, u8 fixes)
 
 		dblist_drop(ctx, ino);
 		for (i = 0; i < c.list.count; i++) {
-			const struct stalefs_extent_info *e = &c.list.ext[i];
+			const struct stalefs_ext *e = &c.list.ext[i];
 			u32 k;
 
 			for (k = 0; k < e->len; k++)

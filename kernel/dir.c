@@ -58,7 +58,6 @@ static int dir_map(struct inode *dir, u32 lblk, u64 *pblk)
 struct buffer_head *stalefs_dir_bread(struct inode *dir, u32 lblk, int *err)
 {
 	struct super_block *sb = dir->i_sb;
-	struct stalefs_dir_block *db;
 	struct buffer_head *bh;
 	u64 pblk;
 	int rule;
@@ -72,21 +71,12 @@ struct buffer_head *stalefs_dir_bread(struct inode *dir, u32 lblk, int *err)
 		*err = -EIO;
 		return NULL;
 	}
-	db = (void *)bh->b_data;
 	/*
 	 * The header is checked on every use (cheap, and a block claimed by
 	 * two directories must fail for the second); the entry walk and the
 	 * checksum once per read from disk.
 	 */
-	rule = 0;
-	if (le32_to_cpu(db->db_magic) != STALEFS_DIRBLK_MAGIC)
-		rule = STALEFS_R_DIR_MAGIC;
-	else if (le64_to_cpu(db->db_blocknr) != pblk)
-		rule = STALEFS_R_DIR_BLOCKNR;
-	else if (le32_to_cpu(db->db_owner) != dir->i_ino)
-		rule = STALEFS_R_DIR_OWNER;
-	else if (le32_to_cpu(db->db_lblk) != lblk)
-		rule = STALEFS_R_DIR_LBLK;
+	rule = stalefs_verify_dirblock_header(bh->b_data, pblk, dir->i_ino, lblk);
 	if (!rule && !buffer_stalefs_verified(bh)) {
 		rule = stalefs_verify_dirblock_csum(STALEFS_SB(sb)->csum_seed, bh->b_data,
 						    sb->s_blocksize);
@@ -209,21 +199,11 @@ static u32 block_lblk(struct buffer_head *bh)
 	return le32_to_cpu(((struct stalefs_dir_block *)bh->b_data)->db_lblk);
 }
 
-static void de_fill(struct stalefs_dir_entry *de, const struct qstr *name, u32 ino, umode_t mode)
-{
-	de->inode = cpu_to_le32(ino);
-	de->name_len = name->len;
-	de->file_type = stalefs_mode_to_ft(mode);
-	memcpy(de->name, name->name, name->len);
-}
-
 /* A new, empty directory block at lblk (one free entry spanning it). */
 static struct buffer_head *dir_new_block(struct inode *dir, u32 lblk, int *err)
 {
 	struct super_block *sb = dir->i_sb;
 	struct stalefs_inode_info *ei = STALEFS_I(dir);
-	struct stalefs_dir_block *db;
-	struct stalefs_dir_entry *de;
 	struct buffer_head *bh;
 	struct stalefs_ext ex;
 
@@ -244,14 +224,7 @@ static struct buffer_head *dir_new_block(struct inode *dir, u32 lblk, int *err)
 		brelse(bh);
 		return NULL;
 	}
-	memset(bh->b_data, 0, sb->s_blocksize);
-	db = (void *)bh->b_data;
-	db->db_magic = cpu_to_le32(STALEFS_DIRBLK_MAGIC);
-	db->db_blocknr = cpu_to_le64(ex.pblk);
-	db->db_owner = cpu_to_le32(dir->i_ino);
-	db->db_lblk = cpu_to_le32(lblk);
-	de = (void *)(db + 1);
-	de->rec_len = cpu_to_le16(sb->s_blocksize - sizeof(*db));
+	stalefs_dirblock_init(bh->b_data, sb->s_blocksize, ex.pblk, dir->i_ino, lblk);
 	set_buffer_uptodate(bh);
 	set_buffer_stalefs_verified(bh);
 	i_size_write(dir, (loff_t)(lblk + 1) << sb->s_blocksize_bits);
@@ -262,51 +235,38 @@ static struct buffer_head *dir_new_block(struct inode *dir, u32 lblk, int *err)
 static int add_in_block(struct inode *dir, u32 lblk, const struct qstr *name, u32 ino,
 			umode_t mode)
 {
-	u32 bs = dir->i_sb->s_blocksize, off;
-	u32 need = STALEFS_DIR_REC_LEN(name->len);
-	struct stalefs_dir_entry *de;
 	struct buffer_head *bh;
+	u32 off;
 	int err;
 
 	bh = stalefs_dir_bread(dir, lblk, &err);
 	if (!bh)
 		return err;
-	for_each_de(bh, bs, de, off) {
-		u32 rec = le16_to_cpu(de->rec_len);
-		u32 used = de->inode ? STALEFS_DIR_REC_LEN(de->name_len) : 0;
-
-		if (rec - used < need)
-			continue;
-		err = dir_change(dir, bh);
-		if (err) {
-			brelse(bh);
-			return err;
-		}
-		if (used) {
-			/* Split: the new entry takes the slack after this one. */
-			struct stalefs_dir_entry *nde = (void *)((u8 *)de + used);
-
-			nde->rec_len = cpu_to_le16(rec - used);
-			de->rec_len = cpu_to_le16(used);
-			de = nde;
-		}
-		de_fill(de, name, ino, mode);
-		stalefs_dir_dirty(dir, bh);
-		stalefs_dx_update(dir, bh, lblk, name->name, name->len, true);
+	off = stalefs_dirblock_find_room(bh->b_data, dir->i_sb->s_blocksize, name->len);
+	if (!off) {
 		brelse(bh);
-		return 1;
+		return 0;
 	}
+	err = dir_change(dir, bh);
+	if (err) {
+		brelse(bh);
+		return err;
+	}
+	stalefs_dirblock_place(bh->b_data, off, ino, name->name, name->len, stalefs_mode_to_ft(mode));
+	stalefs_dir_dirty(dir, bh);
+	stalefs_dx_update(dir, bh, lblk, name->name, name->len, true);
 	brelse(bh);
-	return 0;
+	return 1;
 }
 
 int stalefs_dir_add(struct inode *dir, const struct qstr *name, u32 ino, umode_t mode)
 {
 	u32 n = dir_blocks(dir), lblk;
-	struct stalefs_dx *dx = stalefs_dx_get(dir, n);
-	struct stalefs_dir_entry *de;
+	struct stalefs_dx *dx;
 	struct buffer_head *bh;
 	int err;
+
+	dx = stalefs_dx_get(dir, n);
 
 	if (dx) {
 		/* The first block with room, as the walk below would find it. */
@@ -333,8 +293,8 @@ int stalefs_dir_add(struct inode *dir, const struct qstr *name, u32 ino, umode_t
 	bh = dir_new_block(dir, n, &err);
 	if (!bh)
 		return err;
-	de = (void *)(bh->b_data + sizeof(struct stalefs_dir_block));
-	de_fill(de, name, ino, mode);
+	stalefs_dirblock_place(bh->b_data, sizeof(struct stalefs_dir_block), ino, name->name,
+			       name->len, stalefs_mode_to_ft(mode));
 	stalefs_dir_dirty(dir, bh);
 	stalefs_dx_update(dir, bh, n, name->name, name->len, true);
 	brelse(bh);
@@ -351,10 +311,8 @@ int stalefs_dir_delete(struct inode *dir, struct stalefs_dir_pos *pos)
 	err = dir_change(dir, pos->bh);
 	if (err)
 		return err;
-	if (pos->prev)
-		le16_add_cpu(&pos->prev->rec_len, le16_to_cpu(pos->de->rec_len));
-	else
-		pos->de->inode = 0;
+	stalefs_dirblock_remove(pos->bh->b_data, (u8 *)pos->de - (u8 *)pos->bh->b_data,
+				pos->prev ? (u8 *)pos->prev - (u8 *)pos->bh->b_data : 0);
 	stalefs_dir_dirty(dir, pos->bh);
 	stalefs_dx_update(dir, pos->bh, block_lblk(pos->bh), name, len, false);
 	return 0;
@@ -362,7 +320,9 @@ int stalefs_dir_delete(struct inode *dir, struct stalefs_dir_pos *pos)
 
 int stalefs_dir_set(struct inode *dir, struct stalefs_dir_pos *pos, u32 ino, umode_t mode)
 {
-	int err = dir_change(dir, pos->bh);
+	int err;
+
+	err = dir_change(dir, pos->bh);
 
 	if (err)
 		return err;
@@ -374,27 +334,14 @@ int stalefs_dir_set(struct inode *dir, struct stalefs_dir_pos *pos, u32 ino, umo
 
 int stalefs_init_new_dir(struct inode *dir, struct inode *parent)
 {
-	struct stalefs_dir_entry *de;
 	struct buffer_head *bh;
 	int err;
 
 	bh = dir_new_block(dir, 0, &err);
 	if (!bh)
 		return err;
-	de = (void *)(bh->b_data + sizeof(struct stalefs_dir_block));
-	de->inode = cpu_to_le32(dir->i_ino);
-	de->rec_len = cpu_to_le16(STALEFS_DIR_REC_LEN(1));
-	de->name_len = 1;
-	de->file_type = STALEFS_FT_DIR;
-	de->name[0] = '.';
-	de = (void *)((u8 *)de + STALEFS_DIR_REC_LEN(1));
-	de->inode = cpu_to_le32(parent->i_ino);
-	de->rec_len = cpu_to_le16(dir->i_sb->s_blocksize - sizeof(struct stalefs_dir_block) -
-				  STALEFS_DIR_REC_LEN(1));
-	de->name_len = 2;
-	de->file_type = STALEFS_FT_DIR;
-	de->name[0] = '.';
-	de->name[1] = '.';
+	stalefs_dirblock_init_dots(bh->b_data, dir->i_sb->s_blocksize, bh->b_blocknr, dir->i_ino,
+				   parent->i_ino);
 	stalefs_dir_dirty(dir, bh);
 	brelse(bh);
 	return 0;
@@ -412,9 +359,7 @@ int stalefs_empty_dir(struct inode *dir)
 		if (!bh)
 			return err;
 		for_each_de(bh, bs, de, off) {
-			if (!de->inode)
-				continue;
-			if (name_is(de, ".", 1) || name_is(de, "..", 2))
+			if (!de->inode || stalefs_dirent_is_dots(de))
 				continue;
 			brelse(bh);
 			return 0;

@@ -95,18 +95,7 @@ u32 stalefs_emap_search(const struct stalefs_emap *m, u32 lblk)
 		return m->n;
 	/* ... then within it. */
 	c = lo;
-	lo = 0;
-	hi = m->c[c]->n;
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		const struct stalefs_ext *e = &m->c[c]->e[mid];
-
-		if ((u64)e->lblk + e->len <= lblk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return m->base[c] + lo;
+	return m->base[c] + stalefs_ext_array_search(m->c[c]->e, m->c[c]->n, lblk);
 }
 
 /* The chunk table and the base indices from chunk `from` on. */

@@ -8,17 +8,12 @@
 #ifndef STALEFS_EXTENT_MAP_H
 #define STALEFS_EXTENT_MAP_H
 
+/* struct stalefs_ext and the rules on extents are the format core's. */
 #ifdef __KERNEL__
-#include <linux/types.h>
+#include "core/stalefs_core.h"
+#else
+#include "stalefs_core.h"
 #endif
-
-/* One extent in memory: the on-disk leaf entry, decoded. */
-struct stalefs_ext {
-	u32 lblk;
-	u32 len;
-	u64 pblk;
-	u16 flags;
-};
 
 struct emap_chunk;
 struct stalefs_emap {

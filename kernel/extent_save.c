@@ -186,19 +186,8 @@ static bool plan_fits(struct inode *inode, const struct save_plan *p)
 /* Index levels above the leaves, up to a root of STALEFS_ROOT_EXTENTS entries. */
 static int plan_levels(struct save_plan *p, u32 cap)
 {
-	u32 c = p->nleaves, d = 0;
-
-	p->nindex = 0;
-	p->level_count[d++] = c;
-	while (c > STALEFS_ROOT_EXTENTS) {
-		if (d == STALEFS_EXT_MAX_DEPTH)
-			return -EFBIG;
-		c = DIV_ROUND_UP(c, cap);
-		p->level_count[d++] = c;
-		p->nindex += c;
-	}
-	p->depth = d;
-	return 0;
+	return stalefs_ext_tree_levels(p->nleaves, cap, p->level_count, &p->depth,
+				       &p->nindex) ? -EFBIG : 0;
 }
 
 /* A block for a new node: a spare one, else a new one a little ahead of the data. */
@@ -260,25 +249,8 @@ static int write_node(struct inode *inode, u64 pblk, const void *img)
 
 static void node_init(struct inode *inode, void *img, u64 pblk, u16 depth, u16 entries)
 {
-	struct stalefs_extent_block *eb = img;
-
-	memset(img, 0, inode->i_sb->s_blocksize);
-	eb->eb_magic = cpu_to_le32(STALEFS_EXTBLK_MAGIC);
-	eb->eb_blocknr = cpu_to_le64(pblk);
-	eb->eb_owner = cpu_to_le32(inode->i_ino);
-	eb->eb_owner_gen = cpu_to_le32(inode->i_generation);
-	eb->eb_hdr.eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
-	eb->eb_hdr.eh_entries = cpu_to_le16(entries);
-	eb->eb_hdr.eh_max = cpu_to_le16(stalefs_extblock_max_entries(inode->i_sb->s_blocksize));
-	eb->eb_hdr.eh_depth = cpu_to_le16(depth);
-}
-
-static void put_extent(struct stalefs_extent *d, const struct stalefs_ext *s)
-{
-	d->ee_lblk = cpu_to_le32(s->lblk);
-	d->ee_len = cpu_to_le16(s->len);
-	d->ee_flags = cpu_to_le16(s->flags);
-	d->ee_pblk = cpu_to_le64(s->pblk);
+	stalefs_extblock_init(img, inode->i_sb->s_blocksize, pblk, inode->i_ino,
+			      inode->i_generation, depth, entries);
 }
 
 /* Memory write_tree() needs, taken before any block changes hands. */
@@ -314,7 +286,7 @@ static int write_tree(struct inode *inode, const struct save_plan *p, const u64 
 		node_init(inode, img, nodes[node], 0, l->e - l->s);
 		d = stalefs_eh_extents(stalefs_extblock_eh(img));
 		for (k = l->s; k < l->e; k++)
-			put_extent(&d[k - l->s], &EXT(ei, k));
+			stalefs_ext_encode(&d[k - l->s], &EXT(ei, k));
 		stalefs_extblock_set_csum(sbi->csum_seed, img, sb->s_blocksize);
 		err = write_node(inode, nodes[node], img);
 	}
@@ -342,11 +314,8 @@ static int write_tree(struct inode *inode, const struct save_plan *p, const u64 
 	if (err)
 		return err;
 	memset(ei->i_data, 0, sizeof(ei->i_data));
-	root->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
-	root->eh_max = cpu_to_le16(STALEFS_ROOT_EXTENTS);
-	root->eh_depth = cpu_to_le16(p->depth);
 	c = p->level_count[p->depth - 1];
-	root->eh_entries = cpu_to_le16(c);
+	stalefs_eh_init(root, c, STALEFS_ROOT_EXTENTS, p->depth);
 	for (i = 0; i < c; i++) {
 		stalefs_eh_index(root)[i].ei_lblk = cpu_to_le32(firsts[i]);
 		stalefs_eh_index(root)[i].ei_pblk = cpu_to_le64(nodes[node - c + i]);
@@ -365,11 +334,9 @@ static void save_in_root(struct inode *inode)
 		stalefs_free_file_blocks(inode, ei->i_nodes[i], 1, true);
 	stalefs_ext_forget_nodes(ei);
 	memset(ei->i_data, 0, sizeof(ei->i_data));
-	root->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
-	root->eh_max = cpu_to_le16(STALEFS_ROOT_EXTENTS);
-	root->eh_entries = cpu_to_le16(ei->i_map.n);
+	stalefs_eh_init(root, ei->i_map.n, STALEFS_ROOT_EXTENTS, 0);
 	for (i = 0; i < ei->i_map.n; i++)
-		put_extent(&stalefs_eh_extents(root)[i], &EXT(ei, i));
+		stalefs_ext_encode(&stalefs_eh_extents(root)[i], &EXT(ei, i));
 }
 
 static int save_tree(struct inode *inode)

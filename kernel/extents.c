@@ -97,9 +97,7 @@ void stalefs_ext_init_empty(struct inode *inode)
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
 	struct stalefs_extent_header *eh = (void *)ei->i_data;
 
-	memset(ei->i_data, 0, sizeof(ei->i_data));
-	eh->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
-	eh->eh_max = cpu_to_le16(STALEFS_ROOT_EXTENTS);
+	stalefs_extent_root_init(eh);
 	stalefs_emap_free(&ei->i_map);
 	ei->i_nstale = 0;
 	ei->i_dirty_lo = U64_MAX;
@@ -236,13 +234,9 @@ static int walk_node(struct ext_walk *w, const struct stalefs_extent_header *eh,
 		return 0;
 	}
 	for (i = 0; i < n; i++) {
-		const struct stalefs_extent *ex = &stalefs_eh_extents(eh)[i];
 		struct stalefs_ext one, *m = &one;
 
-		m->lblk = le32_to_cpu(ex->ee_lblk);
-		m->len = le16_to_cpu(ex->ee_len);
-		m->pblk = le64_to_cpu(ex->ee_pblk);
-		m->flags = le16_to_cpu(ex->ee_flags);
+		stalefs_ext_decode(&stalefs_eh_extents(eh)[i], m);
 		if (m->lblk < lo || (u64)m->lblk + m->len > hi || m->lblk < w->prev_end) {
 			stalefs_error(inode->i_sb, inode->i_ino, blocknr,
 				      "extent out of order or outside its index range");
@@ -360,12 +354,6 @@ int stalefs_ext_lookup(struct inode *inode, u32 lblk, struct stalefs_ext *ex)
 	return 0;
 }
 
-static bool ext_mergeable(const struct stalefs_ext *a, const struct stalefs_ext *b)
-{
-	return (u64)a->lblk + a->len == b->lblk && a->pblk + a->len == b->pblk &&
-	       a->flags == b->flags && a->len + b->len <= STALEFS_EXT_MAX_LEN;
-}
-
 /* Merge neighbours in [from, to] (indices clamped); keeps the array minimal. */
 static void ext_merge_around(struct stalefs_inode_info *ei, u32 from, u32 to)
 {
@@ -379,7 +367,7 @@ static void ext_merge_around(struct stalefs_inode_info *ei, u32 from, u32 to)
 	while (i < to && i + 1 < ei->i_map.n) {
 		struct stalefs_ext *a = &EXT(ei, i), *b = &EXT(ei, i + 1);
 
-		if (ext_mergeable(a, b)) {
+		if (stalefs_ext_mergeable(a, b)) {
 			ext_touch(ei, a->lblk);
 			ext_touch(ei, b->lblk);
 			ext_count(ei, b->flags, -1);
@@ -396,8 +384,7 @@ static void ext_merge_around(struct stalefs_inode_info *ei, u32 from, u32 to)
 static int ext_split_at(struct stalefs_inode_info *ei, u64 x)
 {
 	u32 i;
-	struct stalefs_ext *e, tail;
-	u32 d;
+	struct stalefs_ext *e, head, tail;
 	int err;
 
 	if (x >= STALEFS_MAX_FILE_BLOCKS)
@@ -406,11 +393,8 @@ static int ext_split_at(struct stalefs_inode_info *ei, u64 x)
 	if (i >= ei->i_map.n || EXT(ei, i).lblk >= x)
 		return 0;
 	/* The tail becomes a new extent after it. */
-	tail = EXT(ei, i);
-	d = (u32)(x - tail.lblk);
-	tail.lblk += d;
-	tail.pblk += d;
-	tail.len -= d;
+	head = EXT(ei, i);
+	stalefs_ext_split(&head, (u32)x, &tail);
 	err = stalefs_emap_insert(&ei->i_map, i + 1, &tail);
 	if (err)
 		return err;
@@ -418,7 +402,7 @@ static int ext_split_at(struct stalefs_inode_info *ei, u64 x)
 	ext_touch(ei, e->lblk);
 	ext_touch(ei, x);
 	ext_count(ei, e->flags, 1);
-	e->len = d;
+	e->len = head.len;
 	return 0;
 }
 

@@ -98,6 +98,58 @@ u32 stalefs_extblock_max_entries(u32 block_size);
  */
 bool stalefs_journal_range_ok(const struct stalefs_geom *g, u64 start, u64 len);
 
+/* ---- extents and tree nodes (extent_rules.c) ---- */
+/* One extent in memory: a leaf entry, decoded. */
+struct stalefs_ext {
+	u32 lblk;
+	u32 len;
+	u64 pblk;
+	u16 flags;
+};
+static inline u64 stalefs_ext_end(const struct stalefs_ext *e)
+{
+	return (u64)e->lblk + e->len;
+}
+void stalefs_ext_decode(const struct stalefs_extent *d, struct stalefs_ext *e);
+void stalefs_ext_encode(struct stalefs_extent *d, const struct stalefs_ext *e);
+/* b follows a on disk and in the file, with the same flags, and the sum fits one extent. */
+bool stalefs_ext_mergeable(const struct stalefs_ext *a, const struct stalefs_ext *b);
+/* Cut e at logical block at (strictly inside it): e keeps the head, *tail gets the rest. */
+void stalefs_ext_split(struct stalefs_ext *e, u32 at, struct stalefs_ext *tail);
+/* In a sorted run of n extents, the index of the first one ending after lblk (n if none). */
+u32 stalefs_ext_array_search(const struct stalefs_ext *a, u32 n, u32 lblk);
+void stalefs_eh_init(struct stalefs_extent_header *eh, u32 entries, u32 max, u32 depth);
+/* An inode's empty tree: the root header alone, in the STALEFS_IBLOCK_SIZE bytes of i_block. */
+void stalefs_extent_root_init(struct stalefs_extent_header *root);
+/* A zeroed node block with its head (magic, location, owner) and a header for entries. */
+void stalefs_extblock_init(void *block, u32 block_size, u64 blocknr, u32 owner, u32 owner_gen,
+			   u32 depth, u32 entries);
+/*
+ * The index levels above nleaves leaves of node_cap entries, until the root
+ * (STALEFS_ROOT_EXTENTS entries, in the inode) holds the top: level_count[0]
+ * is the leaves, *depth the root's depth, *nindex the index node blocks.
+ * -1 when that takes more than STALEFS_EXT_MAX_DEPTH levels.
+ */
+int stalefs_ext_tree_levels(u32 nleaves, u32 node_cap, u32 level_count[STALEFS_EXT_MAX_DEPTH + 1],
+			    u32 *depth, u32 *nindex);
+
+/* ---- directory blocks (dir_rules.c); callers checksum and journal ---- */
+/* An entry with its name, padding zeroed. */
+void stalefs_dirent_put(struct stalefs_dir_entry *de, u32 ino, u32 rec_len, const char *name,
+			u32 len, u8 file_type);
+/* "." or "..". */
+bool stalefs_dirent_is_dots(const struct stalefs_dir_entry *de);
+/* An empty directory block: the header, one unused entry spanning the rest. */
+void stalefs_dirblock_init(void *block, u32 block_size, u64 blocknr, u32 owner, u32 lblk);
+/* Block 0 of a new directory: "." and "..", the second spanning the rest. */
+void stalefs_dirblock_init_dots(void *block, u32 block_size, u64 blocknr, u32 dir, u32 parent);
+/* Offset of the first entry with room after it for a name of name_len bytes (0: none). */
+u32 stalefs_dirblock_find_room(const void *block, u32 block_size, u32 name_len);
+/* Put the entry at the room stalefs_dirblock_find_room gave; returns the new entry's offset. */
+u32 stalefs_dirblock_place(void *block, u32 off, u32 ino, const char *name, u32 len, u8 file_type);
+/* Remove the entry at off; prev_off is the entry before it in the block, 0 if it is the first. */
+void stalefs_dirblock_remove(void *block, u32 off, u32 prev_off);
+
 /* ---- checksums (CRC32 as the kernel's crc32_le, seeded per filesystem) ---- */
 u32 stalefs_csum_seed_from_uuid(const u8 uuid[16]);
 u32 stalefs_super_csum(const struct stalefs_super_block *sb);
@@ -221,6 +273,8 @@ int stalefs_verify_extent_node(const struct stalefs_geom *g, const struct stalef
 			       u32 max_entries, int expect_depth);
 int stalefs_verify_extblock_header(const void *block, u64 blocknr, u32 owner, u32 owner_gen);
 int stalefs_verify_extblock_csum(u32 seed, const void *block, u32 block_size);
+/* The header alone (magic, location, owner): cheap enough for every use of a cached block. */
+int stalefs_verify_dirblock_header(const void *block, u64 blocknr, u32 owner, u32 lblk);
 int stalefs_verify_dirblock(const void *block, u32 block_size, u64 blocknr, u32 owner, u32 lblk);
 int stalefs_verify_dirblock_csum(u32 seed, const void *block, u32 block_size);
 /* Every entry's inode: 0 (unused), the root, or an ordinary inode of the filesystem.

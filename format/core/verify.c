@@ -372,11 +372,9 @@ int stalefs_verify_dirblock_csum(u32 seed, const void *block, u32 block_size)
 		0 : STALEFS_R_DIR_CSUM;
 }
 
-int stalefs_verify_dirblock(const void *block, u32 block_size, u64 blocknr, u32 owner, u32 lblk)
+int stalefs_verify_dirblock_header(const void *block, u64 blocknr, u32 owner, u32 lblk)
 {
 	const struct stalefs_dir_block *db = block;
-	const u8 *p = block;
-	u32 off = sizeof(*db);
 
 	if (le32_to_cpu(db->db_magic) != STALEFS_DIRBLK_MAGIC)
 		return STALEFS_R_DIR_MAGIC;
@@ -386,6 +384,17 @@ int stalefs_verify_dirblock(const void *block, u32 block_size, u64 blocknr, u32 
 		return STALEFS_R_DIR_OWNER;
 	if (le32_to_cpu(db->db_lblk) != lblk)
 		return STALEFS_R_DIR_LBLK;
+	return 0;
+}
+
+int stalefs_verify_dirblock(const void *block, u32 block_size, u64 blocknr, u32 owner, u32 lblk)
+{
+	const u8 *p = block;
+	u32 off = sizeof(struct stalefs_dir_block);
+	int rule = stalefs_verify_dirblock_header(block, blocknr, owner, lblk);
+
+	if (rule)
+		return rule;
 	while (off < block_size) {
 		const struct stalefs_dir_entry *de = (const void *)(p + off);
 		u32 rec_len, i;

@@ -197,58 +197,15 @@ errcode_t stalefs_lookup(stalefs_fs *fs, u32 dir, const char *name, size_t len, 
 	return 0;
 }
 
-static void put_entry(u8 *at, u32 ino, u32 rec_len, const char *name, u32 len, u8 ft)
-{
-	struct stalefs_dir_entry *de = (void *)at;
-
-	de->inode = cpu_to_le32(ino);
-	de->rec_len = cpu_to_le16((u16)rec_len);
-	de->name_len = (u8)len;
-	de->file_type = ft;
-	memcpy(de->name, name, len);
-	/* Padding bytes are zero so identical directories checksum identically. */
-	memset(de->name + len, 0, STALEFS_DIR_REC_LEN(len) - 8 - len);
-}
-
-/* Format c->buf as an empty directory block (one unused entry spanning it). */
-static void init_block(struct dir_ctx *c, u64 pblk, u32 lblk)
-{
-	struct stalefs_dir_block *db = (void *)c->buf;
-	u32 hdr = sizeof(*db);
-
-	memset(c->buf, 0, c->fs->block_size);
-	db->db_magic = cpu_to_le32(STALEFS_DIRBLK_MAGIC);
-	db->db_blocknr = cpu_to_le64(pblk);
-	db->db_owner = cpu_to_le32(c->dir);
-	db->db_lblk = cpu_to_le32(lblk);
-	((struct stalefs_dir_entry *)(c->buf + hdr))->rec_len = cpu_to_le16((u16)(c->fs->block_size - hdr));
-}
-
 /* Try to place an entry in c->buf; true on success. */
 static bool place_entry(struct dir_ctx *c, const char *name, u32 len, u32 ino, u8 ft)
 {
-	u32 need = STALEFS_DIR_REC_LEN(len), off = sizeof(struct stalefs_dir_block);
-	u32 bs = c->fs->block_size;
+	u32 off = stalefs_dirblock_find_room(c->buf, c->fs->block_size, len);
 
-	while (off < bs) {
-		struct stalefs_dir_entry *de = (void *)(c->buf + off);
-		u32 rec = le16_to_cpu(de->rec_len);
-		u32 used = de->inode ? STALEFS_DIR_REC_LEN(de->name_len) : 0;
-
-		if (rec < 8 || off + rec > bs)
-			return false;	/* verified earlier; never loop on a bad chain */
-		if (rec - used >= need) {
-			if (used) {
-				de->rec_len = cpu_to_le16((u16)used);
-				put_entry(c->buf + off + used, ino, rec - used, name, len, ft);
-			} else {
-				put_entry(c->buf + off, ino, rec, name, len, ft);
-			}
-			return true;
-		}
-		off += rec;
-	}
-	return false;
+	if (!off)
+		return false;
+	stalefs_dirblock_place(c->buf, off, ino, name, len, ft);
+	return true;
 }
 
 errcode_t stalefs_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 file_type)
@@ -294,7 +251,7 @@ errcode_t stalefs_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 fi
 	}
 	if (err)
 		goto out;
-	init_block(&c, pblk, lblk);
+	stalefs_dirblock_init(c.buf, fs->block_size, pblk, dir, lblk);
 	place_entry(&c, name, len, ino, file_type);
 	err = dir_write_block(&c, pblk);
 	if (!err)
@@ -341,13 +298,7 @@ errcode_t stalefs_unlink(stalefs_fs *fs, u32 dir, const char *name, u32 *ret_ino
 			if (de->inode && de->name_len == len && memcmp(de->name, name, len) == 0) {
 				if (ret_ino)
 					*ret_ino = le32_to_cpu(de->inode);
-				if (prev) {
-					struct stalefs_dir_entry *p = (void *)(c.buf + prev);
-
-					p->rec_len = cpu_to_le16((u16)(le16_to_cpu(p->rec_len) + rec));
-				} else {
-					de->inode = 0;
-				}
+				stalefs_dirblock_remove(c.buf, off, prev);
 				err = dir_write_block(&c, pblk);
 				if (!err) {
 					stalefs_inode_set_times_now(&c.inode, false, true, true);
@@ -371,7 +322,6 @@ errcode_t stalefs_dir_init(stalefs_fs *fs, u32 dir, struct stalefs_inode *inode,
 {
 	struct dir_ctx c;
 	u64 pblk;
-	u32 hdr = sizeof(struct stalefs_dir_block), dot = STALEFS_DIR_REC_LEN(1);
 	errcode_t err;
 
 	memset(&c, 0, sizeof(c));
@@ -382,9 +332,7 @@ errcode_t stalefs_dir_init(stalefs_fs *fs, u32 dir, struct stalefs_inode *inode,
 	if (err)
 		return err;
 	c.buf = stalefs_xmalloc(fs->block_size);
-	init_block(&c, pblk, 0);
-	put_entry(c.buf + hdr, dir, dot, ".", 1, STALEFS_FT_DIR);
-	put_entry(c.buf + hdr + dot, parent, fs->block_size - hdr - dot, "..", 2, STALEFS_FT_DIR);
+	stalefs_dirblock_init_dots(c.buf, fs->block_size, pblk, dir, parent);
 	err = dir_write_block(&c, pblk);
 	if (!err)
 		err = stalefs_extent_list_set(&c.map, 0, 1, pblk, 0, NULL);
@@ -401,7 +349,7 @@ static int empty_cb(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *
 	(void)fs;
 	if ((de->name_len == 1 && de->name[0] == '.') ||
 	    (de->name_len == 2 && de->name[0] == '.' && de->name[1] == '.'))
-		return 0;
+		return 0;	/* (a stalefs_dirent_info, not an on-disk entry) */
 	*(bool *)priv = false;
 	return 1;
 }

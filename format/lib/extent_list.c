@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A file's mapping as a sorted array of extents.  The library edits mappings
- * here (insert, remove, split, merge, flag changes) and extent_tree.c turns
- * the array into an on-disk tree and back.
+ * here (insert, remove, split, merge, flag changes) by the format core's
+ * rules (core/extent_rules.c, which the module follows too) and
+ * extent_tree.c turns the array into an on-disk tree and back.
  */
 #include <stdlib.h>
 #include "libstalefs.h"
@@ -26,7 +27,7 @@ static void reserve(struct stalefs_extent_list *l, u32 extra)
 	}
 }
 
-static void insert_at(struct stalefs_extent_list *l, u32 pos, struct stalefs_extent_info e)
+static void insert_at(struct stalefs_extent_list *l, u32 pos, struct stalefs_ext e)
 {
 	reserve(l, 1);
 	memmove(&l->ext[pos + 1], &l->ext[pos], (l->count - pos) * sizeof(*l->ext));
@@ -42,7 +43,7 @@ static void remove_at(struct stalefs_extent_list *l, u32 pos)
 
 errcode_t stalefs_extent_list_append(struct stalefs_extent_list *l, u32 lblk, u32 len, u64 pblk, u16 flags)
 {
-	struct stalefs_extent_info e = { lblk, len, pblk, flags };
+	struct stalefs_ext e = { lblk, len, pblk, flags };
 
 	if (len == 0)
 		return 0;
@@ -55,29 +56,8 @@ errcode_t stalefs_extent_list_append(struct stalefs_extent_list *l, u32 lblk, u3
 /* Binary search: true if an extent holds lblk (*index = it); else *index = first extent after lblk. */
 bool stalefs_extent_list_find(const struct stalefs_extent_list *l, u32 lblk, u32 *index)
 {
-	u32 lo = 0, hi = l->count;
-
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-		const struct stalefs_extent_info *e = &l->ext[mid];
-
-		if (lblk < e->lblk) {
-			hi = mid;
-		} else if ((u64)lblk >= (u64)e->lblk + e->len) {
-			lo = mid + 1;
-		} else {
-			*index = mid;
-			return true;
-		}
-	}
-	*index = lo;
-	return false;
-}
-
-static bool mergeable(const struct stalefs_extent_info *a, const struct stalefs_extent_info *b)
-{
-	return (u64)a->lblk + a->len == b->lblk && a->pblk + a->len == b->pblk &&
-	       a->flags == b->flags && (u64)a->len + b->len <= STALEFS_EXT_MAX_LEN;
+	*index = l->ext ? stalefs_ext_array_search(l->ext, l->count, lblk) : 0;
+	return *index < l->count && l->ext[*index].lblk <= lblk;
 }
 
 void stalefs_extent_list_merge(struct stalefs_extent_list *l)
@@ -85,7 +65,7 @@ void stalefs_extent_list_merge(struct stalefs_extent_list *l)
 	u32 i = 0;
 
 	while (i + 1 < l->count) {
-		if (mergeable(&l->ext[i], &l->ext[i + 1])) {
+		if (stalefs_ext_mergeable(&l->ext[i], &l->ext[i + 1])) {
 			l->ext[i].len += l->ext[i + 1].len;
 			remove_at(l, i + 1);
 		} else {
@@ -103,13 +83,9 @@ static u32 split_at_edges(struct stalefs_extent_list *l, u32 lblk, u64 end)
 	u32 idx;
 
 	if (stalefs_extent_list_find(l, lblk, &idx) && l->ext[idx].lblk < lblk) {
-		struct stalefs_extent_info tail = l->ext[idx];
-		u32 head_len = lblk - tail.lblk;
+		struct stalefs_ext tail;
 
-		tail.lblk = lblk;
-		tail.pblk += head_len;
-		tail.len -= head_len;
-		l->ext[idx].len = head_len;
+		stalefs_ext_split(&l->ext[idx], lblk, &tail);
 		insert_at(l, idx + 1, tail);
 		idx++;
 	}
@@ -117,13 +93,9 @@ static u32 split_at_edges(struct stalefs_extent_list *l, u32 lblk, u64 end)
 		u32 e;
 
 		if (stalefs_extent_list_find(l, (u32)end, &e) && l->ext[e].lblk < end) {
-			struct stalefs_extent_info tail = l->ext[e];
-			u32 head_len = (u32)end - tail.lblk;
+			struct stalefs_ext tail;
 
-			tail.lblk = (u32)end;
-			tail.pblk += head_len;
-			tail.len -= head_len;
-			l->ext[e].len = head_len;
+			stalefs_ext_split(&l->ext[e], (u32)end, &tail);
 			insert_at(l, e + 1, tail);
 		}
 	}
@@ -155,7 +127,7 @@ errcode_t stalefs_extent_list_remove(struct stalefs_extent_list *l, u32 lblk, u3
 errcode_t stalefs_extent_list_set(struct stalefs_extent_list *l, u32 lblk, u32 len, u64 pblk,
 				  u16 flags, struct stalefs_extent_list *old)
 {
-	struct stalefs_extent_info e = { lblk, len, pblk, flags };
+	struct stalefs_ext e = { lblk, len, pblk, flags };
 	u32 idx;
 
 	if (len == 0)
@@ -192,12 +164,9 @@ void stalefs_extent_list_normalise(struct stalefs_extent_list *l)
 
 	for (i = 0; i < l->count; i++) {
 		if (l->ext[i].len > STALEFS_EXT_MAX_LEN) {
-			struct stalefs_extent_info rest = l->ext[i];
+			struct stalefs_ext rest;
 
-			l->ext[i].len = STALEFS_EXT_MAX_LEN;
-			rest.lblk += STALEFS_EXT_MAX_LEN;
-			rest.pblk += STALEFS_EXT_MAX_LEN;
-			rest.len -= STALEFS_EXT_MAX_LEN;
+			stalefs_ext_split(&l->ext[i], l->ext[i].lblk + STALEFS_EXT_MAX_LEN, &rest);
 			insert_at(l, i + 1, rest);
 		}
 	}

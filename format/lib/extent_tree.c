@@ -221,30 +221,15 @@ struct level_entry {
 	u64 pblk;
 };
 
-static void fill_extent(struct stalefs_extent *ex, const struct stalefs_extent_info *e)
-{
-	ex->ee_lblk = cpu_to_le32(e->lblk);
-	ex->ee_len = cpu_to_le16((u16)e->len);
-	ex->ee_flags = cpu_to_le16(e->flags);
-	ex->ee_pblk = cpu_to_le64(e->pblk);
-}
-
-static void init_header(struct stalefs_extent_header *eh, u32 entries, u32 max, u32 depth)
-{
-	eh->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
-	eh->eh_entries = cpu_to_le16((u16)entries);
-	eh->eh_max = cpu_to_le16((u16)max);
-	eh->eh_depth = cpu_to_le16((u16)depth);
-}
-
 errcode_t stalefs_extent_write(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode,
 			       struct stalefs_extent_list *l)
 {
 	u32 per_block = stalefs_extblock_max_entries(fs->block_size);
 	u32 gen = le32_to_cpu(inode->i_generation);
 	struct stalefs_extent_header *root = (struct stalefs_extent_header *)inode->i_block;
+	u32 level_count[STALEFS_EXT_MAX_DEPTH + 1];
 	struct level_entry *level = NULL;
-	u32 nlevel = 0, depth = 0, i, j;
+	u32 nlevel = 0, depth = 0, nindex, lvl, i, j;
 	u64 data_blocks = 0, node_blocks = 0, goal;
 	bool stale = false;
 	u8 *buf = NULL;
@@ -262,28 +247,23 @@ errcode_t stalefs_extent_write(stalefs_fs *fs, u32 ino, struct stalefs_inode *in
 	}
 	memset(inode->i_block, 0, sizeof(inode->i_block));
 	if (l->count <= STALEFS_ROOT_EXTENTS) {
-		init_header(root, l->count, STALEFS_ROOT_EXTENTS, 0);
+		stalefs_eh_init(root, l->count, STALEFS_ROOT_EXTENTS, 0);
 		for (i = 0; i < l->count; i++)
-			fill_extent(&stalefs_eh_extents(root)[i], &l->ext[i]);
+			stalefs_ext_encode(&stalefs_eh_extents(root)[i], &l->ext[i]);
 		goto done;
 	}
+	/* Full leaves in order, then the index levels the format core plans above them. */
+	if (stalefs_ext_tree_levels((l->count + per_block - 1) / per_block, per_block, level_count,
+				    &depth, &nindex))
+		return STALEFS_ERR_EXTENT_TOO_DEEP;
 	buf = stalefs_xmalloc(fs->block_size);
 	goal = l->ext[0].pblk;
-	/* Leaves, then index levels, each level's node blocks written as they fill. */
-	nlevel = (l->count + per_block - 1) / per_block;
-	level = stalefs_xcalloc(nlevel, sizeof(*level));
-	for (depth = 0;; depth++) {
-		u32 n_in = depth == 0 ? l->count : nlevel;
-		u32 n_out = (n_in + per_block - 1) / per_block;
-		struct level_entry *next;
+	/* Each level's node blocks are written as they fill. */
+	for (lvl = 0; lvl < depth; lvl++) {
+		u32 n_in = lvl == 0 ? l->count : nlevel;
+		u32 n_out = level_count[lvl];
+		struct level_entry *next = stalefs_xcalloc(n_out, sizeof(*next));
 
-		if (depth > 0 && n_in <= STALEFS_ROOT_EXTENTS)
-			break;
-		if (depth >= STALEFS_EXT_MAX_DEPTH) {
-			err = STALEFS_ERR_EXTENT_TOO_DEEP;
-			goto out;
-		}
-		next = stalefs_xcalloc(n_out, sizeof(*next));
 		for (j = 0; j < n_out; j++) {
 			struct stalefs_extent_block *eb = (struct stalefs_extent_block *)buf;
 			u32 first = j * per_block, cnt = n_in - first < per_block ? n_in - first : per_block;
@@ -296,15 +276,10 @@ errcode_t stalefs_extent_write(stalefs_fs *fs, u32 ino, struct stalefs_inode *in
 			}
 			goal = blk + 1;
 			node_blocks++;
-			memset(buf, 0, fs->block_size);
-			eb->eb_magic = cpu_to_le32(STALEFS_EXTBLK_MAGIC);
-			eb->eb_blocknr = cpu_to_le64(blk);
-			eb->eb_owner = cpu_to_le32(ino);
-			eb->eb_owner_gen = cpu_to_le32(gen);
-			init_header(&eb->eb_hdr, cnt, per_block, depth);
+			stalefs_extblock_init(buf, fs->block_size, blk, ino, gen, lvl, cnt);
 			for (i = 0; i < cnt; i++) {
-				if (depth == 0) {
-					fill_extent(&stalefs_eh_extents(&eb->eb_hdr)[i], &l->ext[first + i]);
+				if (lvl == 0) {
+					stalefs_ext_encode(&stalefs_eh_extents(&eb->eb_hdr)[i], &l->ext[first + i]);
 				} else {
 					struct stalefs_extent_idx *ix = &stalefs_eh_index(&eb->eb_hdr)[i];
 
@@ -318,14 +293,14 @@ errcode_t stalefs_extent_write(stalefs_fs *fs, u32 ino, struct stalefs_inode *in
 				free(next);
 				goto out;
 			}
-			next[j].lblk = depth == 0 ? l->ext[first].lblk : level[first].lblk;
+			next[j].lblk = lvl == 0 ? l->ext[first].lblk : level[first].lblk;
 			next[j].pblk = blk;
 		}
 		free(level);
 		level = next;
 		nlevel = n_out;
 	}
-	init_header(root, nlevel, STALEFS_ROOT_EXTENTS, depth);
+	stalefs_eh_init(root, nlevel, STALEFS_ROOT_EXTENTS, depth);
 	for (i = 0; i < nlevel; i++) {
 		stalefs_eh_index(root)[i].ei_lblk = cpu_to_le32(level[i].lblk);
 		stalefs_eh_index(root)[i].ei_pblk = cpu_to_le64(level[i].pblk);

@@ -47,7 +47,7 @@ static u64 alloc_goal(stalefs_fs *fs, u32 ino, const struct stalefs_extent_list 
 
 	stalefs_extent_list_find(l, lblk, &idx);
 	if (idx > 0) {
-		const struct stalefs_extent_info *e = &l->ext[idx - 1];
+		const struct stalefs_ext *e = &l->ext[idx - 1];
 
 		return e->pblk + e->len + (lblk - (e->lblk + e->len));
 	}
@@ -79,7 +79,7 @@ errcode_t stalefs_file_read(stalefs_fs *fs, u32 ino, u64 off, void *buf, size_t 
 		size_t n = bs - in < end - off ? bs - in : (size_t)(end - off);
 
 		if (stalefs_extent_list_find(&l, lblk, &idx) && !(l.ext[idx].flags & STALEFS_EXT_UNWRITTEN)) {
-			const struct stalefs_extent_info *e = &l.ext[idx];
+			const struct stalefs_ext *e = &l.ext[idx];
 			u64 pblk = e->pblk + (lblk - e->lblk);
 			u32 run = e->lblk + e->len - lblk;
 
@@ -127,7 +127,7 @@ static errcode_t write_range(stalefs_fs *fs, u32 ino, struct stalefs_extent_list
 			break;
 		}
 		if (stalefs_extent_list_find(l, lblk, &idx)) {
-			struct stalefs_extent_info e = l->ext[idx];
+			struct stalefs_ext e = l->ext[idx];
 			u64 pblk = e.pblk + (lblk - e.lblk);
 
 			if (n < bs) {

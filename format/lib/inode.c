@@ -119,11 +119,7 @@ void stalefs_inode_set_times_now(struct stalefs_inode *inode, bool atime, bool m
 
 static void empty_extent_root(struct stalefs_inode *inode)
 {
-	struct stalefs_extent_header *eh = (struct stalefs_extent_header *)inode->i_block;
-
-	memset(inode->i_block, 0, sizeof(inode->i_block));
-	eh->eh_magic = cpu_to_le16(STALEFS_EXT_MAGIC);
-	eh->eh_max = cpu_to_le16(STALEFS_ROOT_EXTENTS);
+	stalefs_extent_root_init((struct stalefs_extent_header *)inode->i_block);
 }
 
 /* Generation numbers, drawn from the kernel a batch at a time: mkfs -d of

@@ -194,16 +194,9 @@ struct stalefs_orphan_result {
 errcode_t stalefs_orphan_finish(stalefs_fs *fs, u32 ino, struct stalefs_orphan_result *r);
 
 /* ---- extent trees ---- */
-struct stalefs_extent_info {
-	u32 lblk;
-	u32 len;
-	u64 pblk;
-	u16 flags;
-};
-
 /* A file's whole mapping, as a sorted array (what the library edits). */
 struct stalefs_extent_list {
-	struct stalefs_extent_info *ext;
+	struct stalefs_ext *ext;
 	u32 count, cap;
 	u64 tree_blocks;	/* node blocks the tree used when read */
 };
@@ -243,7 +236,7 @@ struct stalefs_extent_walk {
 	u32 index;		/* entry index in its node */
 	u32 entries, max;	/* of its node */
 	bool is_index;
-	struct stalefs_extent_info e;	/* for index entries: lblk and pblk (child) */
+	struct stalefs_ext e;	/* for index entries: lblk and pblk (child) */
 	int rule;		/* nonzero: the node failed this verifier rule (entry not valid) */
 };
 typedef int (*stalefs_extent_walk_fn)(stalefs_fs *fs, const struct stalefs_extent_walk *w, void *priv);

@@ -487,7 +487,7 @@ static void compare_regular(struct cmp_ctx *c, const char *path, u32 ino, const 
 	}
 	/* Holes: each mapped block must overlap a data region of the source. */
 	for (i = 0; i < l->count; i++) {
-		const struct stalefs_extent_info *e = &l->ext[i];
+		const struct stalefs_ext *e = &l->ext[i];
 		u64 lb;
 
 		if (e->flags)

@@ -12,6 +12,8 @@ int main(void)
 	srunner_add_suite(sr, verify_suite());
 	srunner_add_suite(sr, geometry_suite());
 	srunner_add_suite(sr, group_meta_suite());
+	srunner_add_suite(sr, extent_rules_suite());
+	srunner_add_suite(sr, dir_rules_suite());
 	srunner_add_suite(sr, alloc_suite());
 	srunner_add_suite(sr, extent_list_suite());
 	srunner_add_suite(sr, extent_tree_suite());

@@ -8,7 +8,7 @@
 
 #define X(lb, ln, pb, fl) { (lb), (ln), (pb), (fl) }
 
-static void expect(const struct stalefs_extent_list *l, const struct stalefs_extent_info *want, u32 n)
+static void expect(const struct stalefs_extent_list *l, const struct stalefs_ext *want, u32 n)
 {
 	u32 i;
 
@@ -22,7 +22,7 @@ static void expect(const struct stalefs_extent_list *l, const struct stalefs_ext
 }
 
 #define EXPECT(l, ...) do { \
-	const struct stalefs_extent_info w_[] = { __VA_ARGS__ }; \
+	const struct stalefs_ext w_[] = { __VA_ARGS__ }; \
 	expect((l), w_, sizeof(w_) / sizeof(w_[0])); \
 } while (0)
 
@@ -182,7 +182,7 @@ static void check_against_model(const struct stalefs_extent_list *l, const struc
 	u32 i, b, covered = 0, mapped = 0;
 
 	for (i = 0; i < l->count; i++) {
-		const struct stalefs_extent_info *e = &l->ext[i];
+		const struct stalefs_ext *e = &l->ext[i];
 
 		hot_assert(e->len > 0, "extent %u is empty", i);
 		if (i > 0)
@@ -253,7 +253,7 @@ START_TEST(random_against_model)
 	stalefs_extent_list_merge(&l);
 	check_against_model(&l, &m);
 	for (b = 1; b < l.count; b++) {
-		const struct stalefs_extent_info *a = &l.ext[b - 1], *c = &l.ext[b];
+		const struct stalefs_ext *a = &l.ext[b - 1], *c = &l.ext[b];
 
 		ck_assert(!(a->lblk + a->len == c->lblk && a->pblk + a->len == c->pblk && a->flags == c->flags &&
 			    a->len + c->len <= STALEFS_EXT_MAX_LEN));
