@@ -232,6 +232,7 @@ static void bitmap_dirty(struct super_block *sb, u32 group, struct stalefs_bitma
 {
 	u32 i;
 
+	stalefs_assert_mutex(&STALEFS_SB(sb)->alloc_lock);
 	*csum = cpu_to_le32(bitmap_csum(sb, group, bm));
 	for (i = bm->lo; i < bm->hi; i++)
 		stalefs_dirty_metadata(NULL, sb, bm->bhs[i]);
@@ -276,6 +277,7 @@ static int bitmap_get(struct super_block *sb, u32 group, u64 start, u32 nblocks,
 {
 	u32 i;
 
+	stalefs_assert_mutex(&STALEFS_SB(sb)->alloc_lock);
 	memset(bm, 0, sizeof(*bm));
 	bm->nblocks = nblocks;
 	bm->bits = bits;

@@ -139,6 +139,7 @@ static int dir_change(struct inode *dir, struct buffer_head *bh)
 /* Directory block edited (under lock_buffer): checksum and journal it. */
 void stalefs_dir_dirty(struct inode *dir, struct buffer_head *bh)
 {
+	WARN_ON_ONCE(!buffer_locked(bh));	/* dir_change() locked it */
 	stalefs_dirblock_set_csum(STALEFS_SB(dir->i_sb)->csum_seed, bh->b_data,
 				  dir->i_sb->s_blocksize);
 	unlock_buffer(bh);
@@ -266,6 +267,7 @@ int stalefs_dir_add(struct inode *dir, const struct qstr *name, u32 ino, umode_t
 	struct buffer_head *bh;
 	int err;
 
+	WARN_ON_ONCE(!inode_is_locked(dir));
 	dx = stalefs_dx_get(dir, n);
 
 	if (dx) {
@@ -307,6 +309,8 @@ int stalefs_dir_delete(struct inode *dir, struct stalefs_dir_pos *pos)
 	u32 len = pos->de->name_len;
 	int err;
 
+	WARN_ON_ONCE(!inode_is_locked(dir));
+
 	memcpy(name, pos->de->name, len);
 	err = dir_change(dir, pos->bh);
 	if (err)
@@ -322,6 +326,7 @@ int stalefs_dir_set(struct inode *dir, struct stalefs_dir_pos *pos, u32 ino, umo
 {
 	int err;
 
+	WARN_ON_ONCE(!inode_is_locked(dir));
 	err = dir_change(dir, pos->bh);
 
 	if (err)

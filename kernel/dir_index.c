@@ -274,6 +274,7 @@ void stalefs_dx_update(struct inode *dir, struct buffer_head *bh, u32 lblk,
 	struct stalefs_dx *dx = ei->i_dx;
 	int err;
 
+	WARN_ON_ONCE(!inode_is_locked(dir));	/* no lookup reads the index meanwhile */
 	if (!dx)
 		return;
 	err = dx_set_room(dx, lblk, block_room(dir, bh));

@@ -440,6 +440,9 @@ int stalefs_ext_save(struct inode *inode)
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
 	int err = 0;
 
+	stalefs_assert_rwsem_write(&ei->i_map_sem);
+	/* With a journal every save is part of the caller's transaction. */
+	WARN_ON_ONCE(stalefs_has_journal(inode->i_sb) && !stalefs_handle(inode->i_sb));
 	/* stale.c: the inode's STALE flag follows its extents (fsck's S5) */
 	stalefs_stale_sync_flag(inode);
 	if (ei->i_map.n <= STALEFS_ROOT_EXTENTS)

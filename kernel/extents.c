@@ -341,7 +341,10 @@ static u32 ext_search(struct stalefs_inode_info *ei, u32 lblk)
 int stalefs_ext_lookup(struct inode *inode, u32 lblk, struct stalefs_ext *ex)
 {
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
-	u32 i = ext_search(ei, lblk);
+	u32 i;
+
+	stalefs_assert_rwsem(&ei->i_map_sem);
+	i = ext_search(ei, lblk);
 
 	if (i < ei->i_map.n && EXT(ei, i).lblk <= lblk) {
 		*ex = EXT(ei, i);
@@ -412,6 +415,7 @@ int stalefs_ext_insert(struct inode *inode, const struct stalefs_ext *ex)
 	u32 i;
 	int err;
 
+	stalefs_assert_rwsem_write(&ei->i_map_sem);
 	i = ext_search(ei, ex->lblk);
 	if (i < ei->i_map.n && EXT(ei, i).lblk < (u64)ex->lblk + ex->len)
 		return -EEXIST;	/* callers only fill holes */
@@ -438,6 +442,7 @@ int stalefs_ext_convert_mem(struct inode *inode, u32 lblk, u32 len, u16 from, u1
 	u32 i, first, changed = 0;
 	int err;
 
+	stalefs_assert_rwsem_write(&ei->i_map_sem);
 	*next = lblk;
 	err = ext_split_at(ei, lblk);
 	if (err)
@@ -492,6 +497,7 @@ int stalefs_ext_remove(struct inode *inode, u32 lblk, u64 len, bool *more)
 	u64 blocks = 0;
 	int err;
 
+	stalefs_assert_rwsem_write(&ei->i_map_sem);
 	*more = false;
 	if (!len || lblk >= end)
 		return 0;
@@ -562,6 +568,8 @@ int stalefs_ext_alloc_range(struct inode *inode, u32 lblk, u32 len, u16 flags,
 	u64 cur = lblk;
 	bool any = false;
 	int err = 0, serr, added = 0;
+
+	stalefs_assert_rwsem_write(&STALEFS_I(inode)->i_map_sem);
 
 	/* A few extents per call: one transaction holds them and the tree save. */
 	while (cur < end && added < STALEFS_ALLOC_EXTENTS) {

@@ -281,6 +281,8 @@ static struct buffer_head *copy_to_table(struct inode *inode, bool map_locked, b
 
 	*err = 0;
 	*dirtied = false;
+	if (map_locked)
+		stalefs_assert_rwsem(&ei->i_map_sem);
 	bh = inode_block(sb, inode->i_ino, &offset, err);
 	if (!bh)
 		return NULL;

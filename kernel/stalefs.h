@@ -140,6 +140,28 @@ static inline struct stalefs_inode_info *STALEFS_I(struct inode *inode)
 }
 
 /*
+ * The locking rules the comments state, asserted.  Under lockdep the
+ * assertion is exact (this task holds it, for writing where it says so);
+ * without lockdep, as in Debian's kernels, at least that someone holds the
+ * lock, which the VM tests catch as a WARNING.
+ */
+#define stalefs_assert_rwsem(sem)						\
+	do {									\
+		lockdep_assert_held(sem);					\
+		WARN_ON_ONCE(!rwsem_is_locked(sem));				\
+	} while (0)
+#define stalefs_assert_rwsem_write(sem)						\
+	do {									\
+		lockdep_assert_held_write(sem);					\
+		WARN_ON_ONCE(!rwsem_is_locked(sem));				\
+	} while (0)
+#define stalefs_assert_mutex(m)							\
+	do {									\
+		lockdep_assert_held(m);						\
+		WARN_ON_ONCE(!mutex_is_locked(m));				\
+	} while (0)
+
+/*
  * Dirty a buffer the filesystem holds for its whole mount (superblock,
  * group descriptors).  A failed write-back left it not uptodate with a
  * write error, but what it holds in memory is still the newest; say so
