@@ -438,6 +438,30 @@ void pass_header(struct fsck_ctx *ctx, int code)
 	fix_problem(ctx, code, &p);
 }
 
+/*
+ * STALEFS_FSCK_PROBLEM_LOG names a file that gets every problem code raised,
+ * one per line: tests/fsck/coverage uses it to prove that each code in the
+ * table is exercised by some corpus case.  Only the log is written, never
+ * the image, so -n stays read-only.
+ */
+static void log_problem(int code)
+{
+	static FILE *log;
+	static bool opened;
+
+	if (!opened) {
+		const char *path = getenv("STALEFS_FSCK_PROBLEM_LOG");
+
+		opened = true;
+		if (path && *path)
+			log = fopen(path, "a");
+	}
+	if (log) {
+		fprintf(log, "0x%06x\n", code);
+		fflush(log);
+	}
+}
+
 static bool latch_start(struct fsck_ctx *ctx, enum problem_latch latch)
 {
 	size_t i;
@@ -451,6 +475,7 @@ static bool latch_start(struct fsck_ctx *ctx, enum problem_latch latch)
 		if (latches[i].latch == latch) {
 			const struct problem *h = find_problem(latches[i].header);
 
+			log_problem(h->code);
 			if (ctx->options & OPT_PREEN)
 				printf("%s: ", ctx->name);
 			expand(h->msg, &p);
@@ -463,6 +488,8 @@ bool fix_problem(struct fsck_ctx *ctx, int code, struct problem_ctx *pctx)
 	const struct problem *pr = find_problem(code);
 	bool preen = ctx->options & OPT_PREEN;
 	bool answer;
+
+	log_problem(code);
 
 	if (!pr) {
 		fprintf(stderr, "%s: unknown problem code 0x%06x\n", ctx->program, code);
