@@ -8,7 +8,6 @@
  */
 #include <stdlib.h>
 #include "debugfs.h"
-#include "extwalk.h"
 #include "scan.h"
 
 struct dir_blocks {
@@ -16,8 +15,9 @@ struct dir_blocks {
 	size_t n, cap;
 };
 
-static int collect(const struct xw_entry *e, void *priv)
+static int collect(stalefs_fs *fs, const struct stalefs_xentry *e, void *priv)
 {
+	(void)fs;
 	struct dir_blocks *b = priv;
 	u32 i;
 
@@ -116,7 +116,7 @@ int dbg_dir_iterate(const char *cmd, u32 dir, bool empty, stalefs_dir_iter_fn fn
 		fprintf(stderr, "%s: directory inode %u: %s\n", cmd, dir, stalefs_rule_msg(rule));
 		problems++;
 	}
-	if (xw_walk(dir, &inode, &(struct xw_ops){ .entry = collect }, &b)) {
+	if (stalefs_extent_scan(dbg.fs, dir, &inode, &(struct stalefs_xscan_ops){ .entry = collect }, &b)) {
 		fprintf(stderr, "%s: directory inode %u: its extent tree is damaged (see ex)\n", cmd, dir);
 		problems++;
 	}

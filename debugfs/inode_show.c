@@ -3,7 +3,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include "debugfs.h"
-#include "extwalk.h"
 
 static const struct { u32 bit; const char *name; } inode_flags[] = {
 	{ STALEFS_INODE_STALE_FL, "STALE" },
@@ -33,7 +32,7 @@ static bool get_inode(const char *cmd, const char *name, u32 *ino, struct stalef
 }
 
 /* ---- stat ---- */
-static const char *node_where(const struct xw_node *n)
+static const char *node_where(const struct stalefs_xnode *n)
 {
 	static char buf[48];
 
@@ -67,20 +66,22 @@ static void json_flags(u16 flags)
 	printf("]");
 }
 
-static int stat_node(const struct xw_node *n, void *priv)
+static int stat_node(stalefs_fs *fs, const struct stalefs_xnode *n, void *priv)
 {
+	(void)fs;
 	struct stat_ctx *c = priv;
 
-	if (!xw_node_problem(n))
+	if (!stalefs_xnode_problem(n))
 		return 0;
 	if (c->json)
 		return 0;	/* reported in the "bad_nodes" count */
-	printf("  ** extent node %s: %s **\n", node_where(n), xw_node_problem(n));
+	printf("  ** extent node %s: %s **\n", node_where(n), stalefs_xnode_problem(n));
 	return 0;
 }
 
-static int stat_entry(const struct xw_entry *e, void *priv)
+static int stat_entry(stalefs_fs *fs, const struct stalefs_xentry *e, void *priv)
 {
+	(void)fs;
 	struct stat_ctx *c = priv;
 
 	if (e->is_index)
@@ -156,7 +157,7 @@ static void stat_text(u32 ino, const struct stalefs_inode *in, int rule)
 	if (!stalefs_inode_has_extents(in))
 		return;
 	printf("EXTENTS:\n");
-	bad = xw_walk(ino, in, &(struct xw_ops){ .node = stat_node, .entry = stat_entry }, &c);
+	bad = stalefs_extent_scan(dbg.fs, ino, in, &(struct stalefs_xscan_ops){ .node = stat_node, .entry = stat_entry }, &c);
 	if (c.printed)
 		printf("\n");
 	if (c.stale_blocks)
@@ -207,7 +208,7 @@ static void stat_json(u32 ino, const struct stalefs_inode *in, int rule)
 	}
 	printf(",\"extents\":[");
 	if (stalefs_inode_has_extents(in))
-		bad = xw_walk(ino, in, &(struct xw_ops){ .node = stat_node, .entry = stat_entry }, &c);
+		bad = stalefs_extent_scan(dbg.fs, ino, in, &(struct stalefs_xscan_ops){ .node = stat_node, .entry = stat_entry }, &c);
 	printf("],\"stale_blocks\":%llu,\"unwritten_blocks\":%llu,\"confined\":%s,\"bad_extent_nodes\":%d}\n",
 	       (unsigned long long)c.stale_blocks, (unsigned long long)c.unwritten_blocks,
 	       dbg_confined(le32_to_cpu(in->i_gid), mode) ? "true" : "false", bad > 0 ? bad : 0);
@@ -235,28 +236,30 @@ struct ex_ctx {
 	bool json, first, leaf_only, index_only;
 };
 
-static int ex_node(const struct xw_node *n, void *priv)
+static int ex_node(stalefs_fs *fs, const struct stalefs_xnode *n, void *priv)
 {
+	(void)fs;
 	struct ex_ctx *c = priv;
 
 	if (c->json) {
 		printf("%s{\"node\":true,\"level\":%u,\"block\":%llu,\"entries\":%u,\"max\":%u,\"depth\":%u,\"verdict\":",
 		       c->first ? "" : ",", n->level, (unsigned long long)n->block, n->entries, n->max, n->depth);
-		json_str(stdout, xw_node_problem(n) ? xw_node_problem(n) : "ok");
+		json_str(stdout, stalefs_xnode_problem(n) ? stalefs_xnode_problem(n) : "ok");
 		printf("}");
 		c->first = false;
 		return 0;
 	}
 	printf("%*sNode %s: level %u, depth %u, %u/%u entries%s%s%s\n", (int)n->level * 2, "", node_where(n), n->level,
-	       n->depth, n->entries, n->max, xw_node_problem(n) ? "  *** BAD: " : "",
-	       xw_node_problem(n) ? xw_node_problem(n) : "", xw_node_problem(n) ? " ***" : "");
+	       n->depth, n->entries, n->max, stalefs_xnode_problem(n) ? "  *** BAD: " : "",
+	       stalefs_xnode_problem(n) ? stalefs_xnode_problem(n) : "", stalefs_xnode_problem(n) ? " ***" : "");
 	return 0;
 }
 
-static int ex_entry(const struct xw_entry *e, void *priv)
+static int ex_entry(stalefs_fs *fs, const struct stalefs_xentry *e, void *priv)
 {
+	(void)fs;
 	struct ex_ctx *c = priv;
-	const struct xw_node *n = e->node;
+	const struct stalefs_xnode *n = e->node;
 
 	if ((c->leaf_only && e->is_index) || (c->index_only && !e->is_index))
 		return 0;
@@ -312,14 +315,15 @@ DBG_CMD(do_dump_extents)
 		printf("{\"ino\":%u,\"entries\":[", ino);
 	else
 		printf("Extent tree of inode %u (Level/Entries: logical range, physical range, length, flags):\n", ino);
-	bad = xw_walk(ino, &inode, &(struct xw_ops){ .node = ex_node, .entry = ex_entry }, &c);
+	bad = stalefs_extent_scan(dbg.fs, ino, &inode, &(struct stalefs_xscan_ops){ .node = ex_node, .entry = ex_entry }, &c);
 	if (c.json)
 		printf("],\"bad_nodes\":%d}\n", bad > 0 ? bad : 0);
 }
 
 /* ---- blocks ---- */
-static int blocks_entry(const struct xw_entry *e, void *priv)
+static int blocks_entry(stalefs_fs *fs, const struct stalefs_xentry *e, void *priv)
 {
+	(void)fs;
 	u32 i;
 
 	(void)priv;
@@ -341,7 +345,7 @@ DBG_CMD(do_blocks)
 	    !get_inode(argv[0], argv[1], &ino, &inode, &rule))
 		return;
 	if (stalefs_inode_has_extents(&inode))
-		xw_walk(ino, &inode, &(struct xw_ops){ .entry = blocks_entry }, NULL);
+		stalefs_extent_scan(dbg.fs, ino, &inode, &(struct stalefs_xscan_ops){ .entry = blocks_entry }, NULL);
 	printf("\n");
 }
 

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <time.h>
 #include "debugfs.h"
-#include "extwalk.h"
 #include "scan.h"
 
 struct blocks_of {
@@ -39,8 +38,9 @@ static void note_block(struct blocks_of *b, u64 block)
 	b->list[b->n++] = block;
 }
 
-static int blocks_entry(const struct xw_entry *e, void *priv)
+static int blocks_entry(stalefs_fs *fs, const struct stalefs_xentry *e, void *priv)
 {
+	(void)fs;
 	u32 i;
 
 	if (e->is_index || e->len > STALEFS_EXT_MAX_LEN)
@@ -50,16 +50,19 @@ static int blocks_entry(const struct xw_entry *e, void *priv)
 	return 0;
 }
 
-static void blocks_node(u64 block, void *priv)
+static int blocks_node(stalefs_fs *fs, const struct stalefs_xnode *n, void *priv)
 {
-	note_block(priv, block);
+	(void)fs;
+	if (n->level && n->eh)	/* a tree block that was read */
+		note_block(priv, n->block);
+	return 0;
 }
 
 static int count_blocks(u32 ino, const struct stalefs_inode *inode, struct blocks_of *b)
 {
 	if (!stalefs_inode_has_extents(inode))
 		return 0;
-	return xw_walk(ino, inode, &(struct xw_ops){ .entry = blocks_entry, .tree_block = blocks_node }, b);
+	return stalefs_extent_scan(dbg.fs, ino, inode, &(struct stalefs_xscan_ops){ .entry = blocks_entry, .node = blocks_node }, b);
 }
 
 static bool is_deleted(const struct stalefs_inode *inode, bool in_use)

@@ -23,7 +23,6 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "debugfs.h"
-#include "extwalk.h"
 #include "scan.h"
 
 #define MD_MAGIC "SLFSMDMP"
@@ -157,8 +156,9 @@ struct leaf_ctx {
 	u16 type;
 };
 
-static int leaf_cb(const struct xw_entry *e, void *priv)
+static int leaf_cb(stalefs_fs *fs, const struct stalefs_xentry *e, void *priv)
 {
+	(void)fs;
 	struct leaf_ctx *l = priv;
 	struct md_ctx *c = l->c;
 	u32 i;
@@ -181,9 +181,12 @@ static int leaf_cb(const struct xw_entry *e, void *priv)
 	return 0;
 }
 
-static void node_cb(u64 block, void *priv)
+static int node_cb(stalefs_fs *fs, const struct stalefs_xnode *n, void *priv)
 {
-	dump_block(((struct leaf_ctx *)priv)->c, block);
+	(void)fs;
+	if (n->level && n->eh)	/* a tree block that was read */
+		dump_block(((struct leaf_ctx *)priv)->c, n->block);
+	return 0;
 }
 
 static int inode_cb(u32 ino, const struct stalefs_inode *inode, int rule, bool in_use, void *priv)
@@ -196,7 +199,7 @@ static int inode_cb(u32 ino, const struct stalefs_inode *inode, int rule, bool i
 		return c->err ? -1 : 0;
 	c->dir_ino = ino;
 	memset(c->counters, 0, sizeof(c->counters));
-	xw_walk(ino, inode, &(struct xw_ops){ .entry = leaf_cb, .tree_block = node_cb }, &l);
+	stalefs_extent_scan(dbg.fs, ino, inode, &(struct stalefs_xscan_ops){ .entry = leaf_cb, .node = node_cb }, &l);
 	return c->err ? -1 : 0;
 }
 

@@ -2,7 +2,6 @@
 /* Who owns what: icheck (block -> inode) and ncheck (inode -> paths). */
 #include <stdlib.h>
 #include "debugfs.h"
-#include "extwalk.h"
 #include "scan.h"
 
 struct icheck_ctx {
@@ -24,16 +23,20 @@ static void icheck_match(struct icheck_ctx *c, u64 start, u64 len, bool node)
 		}
 }
 
-static int icheck_entry(const struct xw_entry *e, void *priv)
+static int icheck_entry(stalefs_fs *fs, const struct stalefs_xentry *e, void *priv)
 {
+	(void)fs;
 	if (!e->is_index && e->len <= STALEFS_EXT_MAX_LEN)
 		icheck_match(priv, e->pblk, e->len, false);
 	return 0;
 }
 
-static void icheck_tree_block(u64 block, void *priv)
+static int icheck_tree_block(stalefs_fs *fs, const struct stalefs_xnode *n, void *priv)
 {
-	icheck_match(priv, block, 1, true);
+	(void)fs;
+	if (n->level && n->eh)	/* a tree block that was read */
+		icheck_match(priv, n->block, 1, true);
+	return 0;
 }
 
 static int icheck_inode(u32 ino, const struct stalefs_inode *inode, int rule, bool in_use, void *priv)
@@ -44,7 +47,7 @@ static int icheck_inode(u32 ino, const struct stalefs_inode *inode, int rule, bo
 	if (!in_use || !stalefs_inode_has_extents(inode))
 		return 0;
 	c->cur = ino;
-	xw_walk(ino, inode, &(struct xw_ops){ .entry = icheck_entry, .tree_block = icheck_tree_block }, c);
+	stalefs_extent_scan(dbg.fs, ino, inode, &(struct stalefs_xscan_ops){ .entry = icheck_entry, .node = icheck_tree_block }, c);
 	return 0;
 }
 

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "debugfs.h"
-#include "extwalk.h"
 #include "scan.h"
 
 struct stale_inode {
@@ -23,8 +22,9 @@ struct stale_ctx {
 	u64 blocks;
 };
 
-static int count_stale(const struct xw_entry *e, void *priv)
+static int count_stale(stalefs_fs *fs, const struct stalefs_xentry *e, void *priv)
 {
+	(void)fs;
 	if (!e->is_index && (e->flags & STALEFS_EXT_STALE))
 		*(u64 *)priv += e->len;
 	return 0;
@@ -40,7 +40,7 @@ static int stale_inode_cb(u32 ino, const struct stalefs_inode *inode, int rule, 
 	if (!in_use)
 		return 0;
 	if (stalefs_inode_has_extents(inode))
-		xw_walk(ino, inode, &(struct xw_ops){ .entry = count_stale }, &n);
+		stalefs_extent_scan(dbg.fs, ino, inode, &(struct stalefs_xscan_ops){ .entry = count_stale }, &n);
 	if (!n && !(flags & STALEFS_INODE_STALE_FL))
 		return 0;
 	if (c->n == c->cap) {

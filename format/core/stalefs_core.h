@@ -268,6 +268,9 @@ int stalefs_verify_desc_csum(u32 seed, u32 group, const struct stalefs_group_des
 /* An in-use inode (i_mode != 0); free slots are not verified. */
 int stalefs_verify_inode(const struct stalefs_geom *g, u32 ino, const struct stalefs_inode *inode);
 int stalefs_verify_inode_csum(u32 seed, u32 ino, const struct stalefs_inode *inode);
+/* The node header alone (magic, max, entries, depth; expect_depth -1: any): what a
+ * checker that judges each entry itself needs before it may look at the entries. */
+int stalefs_verify_extent_header(const struct stalefs_extent_header *eh, u32 max_entries, int expect_depth);
 /* A node's header and entries; max_entries is what the node can hold. */
 int stalefs_verify_extent_node(const struct stalefs_geom *g, const struct stalefs_extent_header *eh,
 			       u32 max_entries, int expect_depth);

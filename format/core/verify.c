@@ -282,13 +282,10 @@ int stalefs_verify_inode(const struct stalefs_geom *g, u32 ino, const struct sta
 	return 0;
 }
 
-int stalefs_verify_extent_node(const struct stalefs_geom *g, const struct stalefs_extent_header *eh,
-			       u32 max_entries, int expect_depth)
+int stalefs_verify_extent_header(const struct stalefs_extent_header *eh, u32 max_entries, int expect_depth)
 {
 	u32 entries = le16_to_cpu(eh->eh_entries);
 	u32 depth = le16_to_cpu(eh->eh_depth);
-	u64 prev_end = 0;
-	u32 i;
 
 	if (le16_to_cpu(eh->eh_magic) != STALEFS_EXT_MAGIC)
 		return STALEFS_R_EXT_MAGIC;
@@ -298,11 +295,25 @@ int stalefs_verify_extent_node(const struct stalefs_geom *g, const struct stalef
 		return STALEFS_R_EXT_ENTRIES;
 	if (depth > STALEFS_EXT_MAX_DEPTH || (expect_depth >= 0 && depth != (u32)expect_depth))
 		return STALEFS_R_EXT_DEPTH;
+	if (depth > 0 && entries == 0)
+		return STALEFS_R_EXT_ENTRIES;
+	return 0;
+}
+
+int stalefs_verify_extent_node(const struct stalefs_geom *g, const struct stalefs_extent_header *eh,
+			       u32 max_entries, int expect_depth)
+{
+	u32 entries = le16_to_cpu(eh->eh_entries);
+	u32 depth = le16_to_cpu(eh->eh_depth);
+	u64 prev_end = 0;
+	u32 i;
+	int rule = stalefs_verify_extent_header(eh, max_entries, expect_depth);
+
+	if (rule)
+		return rule;
 	if (depth > 0) {
 		const struct stalefs_extent_idx *ix = stalefs_eh_index(eh);
 
-		if (entries == 0)
-			return STALEFS_R_EXT_ENTRIES;
 		for (i = 0; i < entries; i++) {
 			u64 pblk = le64_to_cpu(ix[i].ei_pblk);
 

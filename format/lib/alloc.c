@@ -21,6 +21,17 @@ void *stalefs_xmalloc(size_t size)
 	return p;
 }
 
+void *stalefs_xrealloc(void *old, size_t size)
+{
+	void *p = realloc(old, size ? size : 1);
+
+	if (!p) {
+		fprintf(stderr, "libstalefs: out of memory allocating %zu bytes\n", size);
+		abort();
+	}
+	return p;
+}
+
 void *stalefs_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);

@@ -9,6 +9,7 @@ errcode_t stalefs_write_dirty_bitmaps(stalefs_fs *fs);
 void stalefs_io_discard(struct stalefs_io *io);
 void *stalefs_xcalloc(size_t n, size_t size);
 void *stalefs_xmalloc(size_t size);
+void *stalefs_xrealloc(void *old, size_t size);
 void stalefs_extent_list_normalise(struct stalefs_extent_list *l);
 errcode_t stalefs_extent_free_nodes(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode);
 errcode_t stalefs_free_extent_blocks(stalefs_fs *fs, const struct stalefs_extent_list *l);

@@ -243,6 +243,49 @@ typedef int (*stalefs_extent_walk_fn)(stalefs_fs *fs, const struct stalefs_exten
 errcode_t stalefs_extent_walk(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode,
 			      stalefs_extent_walk_fn fn, void *priv);
 
+/*
+ * The tolerant scan (extent_scan.c): every node with its verdict, every entry
+ * of a node whose magic is right (as far as the node has room), whatever else
+ * is wrong; the callbacks are the policy.  stalefs_extent_walk above is one.
+ */
+struct stalefs_xnode {
+	u32 level;		/* 0 = the root in the inode */
+	u64 block;		/* 0 for the root */
+	u64 lo, hi;		/* logical blocks the parent index entry promised: [lo, hi) */
+	u32 cap;		/* entries the node has room for */
+	int expect_depth;	/* what the parent implies; -1 for the root */
+	const struct stalefs_extent_header *eh;	/* NULL when the block was not read */
+	u32 entries, max, depth, magic;	/* as the header says */
+	errcode_t err;		/* the block could not be read */
+	bool revisit;		/* named a second time: not read, not walked */
+	int block_rule;		/* tree block header (STALEFS_R_EXTBLK_*), or the index names no block of ours */
+	bool csum_bad;		/* tree block checksum does not match */
+	int header_rule;	/* stalefs_verify_extent_header() */
+	int rule;		/* the first rule broken: block, checksum, then the whole node */
+};
+struct stalefs_xentry {
+	const struct stalefs_xnode *node;
+	u32 index;
+	bool is_index;
+	u32 lblk, len;		/* len 0 for index entries */
+	u64 pblk;		/* the child node for index entries */
+	u16 flags;
+	u32 reserved;		/* index entries: ei_reserved */
+	u64 next;		/* index entries: the child's range ends here (next larger start) */
+};
+/* Callbacks return 0 to go on, STALEFS_XSCAN_SKIP (a node: not its entries; an
+ * index entry: not its child), or a negative value that stops the scan. */
+#define STALEFS_XSCAN_SKIP	1
+struct stalefs_xscan_ops {
+	int (*node)(stalefs_fs *fs, const struct stalefs_xnode *n, void *priv);
+	int (*entry)(stalefs_fs *fs, const struct stalefs_xentry *e, void *priv);
+};
+/* The number of bad nodes met (0: a sound tree), or a callback's negative value. */
+int stalefs_extent_scan(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode,
+			const struct stalefs_xscan_ops *ops, void *priv);
+/* What is wrong with a node, in words; NULL when nothing is. */
+const char *stalefs_xnode_problem(const struct stalefs_xnode *n);
+
 /* ---- file data ---- */
 errcode_t stalefs_file_read(stalefs_fs *fs, u32 ino, u64 off, void *buf, size_t len, size_t *got);
 /* Write data, allocating blocks; holes stay holes where buf is NULL. */
