@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The extent tree scanner.  The library's walker stops at the first bad
- * node; a checker has to judge every entry on its own, keep what is sound
- * and say exactly what it drops.  The same walk runs twice for a damaged
+ * The checker's policy over the library's tolerant scan (stalefs_extent_scan):
+ * a checker has to judge every entry on its own, keep what is sound and say
+ * exactly what it drops.  The same walk runs twice for a damaged
  * inode: in pass 1 it reports and asks (report = true), after the maps are
  * swapped it runs silently with the accepted fixes to produce the list the
  * tree is rebuilt from.  Both runs decide identically, so what pass 1
@@ -17,6 +17,9 @@ struct walk {
 	u64 prev_end;		/* end of the last extent kept, in walk order */
 	u32 asked;		/* FIX_* already asked about for this inode */
 	u8 answers;		/* ... and their answers */
+	/* per level: the start of the last index entry kept (entries must rise) */
+	u64 prev[STALEFS_EXT_MAX_DEPTH + 1];
+	bool have_prev[STALEFS_EXT_MAX_DEPTH + 1];
 };
 
 static bool is_reg(const struct stalefs_inode *inode)
@@ -70,19 +73,15 @@ static bool entry_problem(struct walk *w, int code, struct problem_ctx *p, u8 fi
 	return ans;
 }
 
-static void leaf_entry(struct walk *w, const struct stalefs_extent *ex, u64 lo, u64 hi)
+static void leaf_entry(struct walk *w, const struct stalefs_xentry *x, u64 lo, u64 hi)
 {
 	struct fsck_ctx *ctx = w->ctx;
 	struct extent_scan *s = w->s;
 	const struct stalefs_geom *g = &ctx->fs->geom;
-	struct stalefs_ext e;
+	struct stalefs_ext e = { .lblk = x->lblk, .len = x->len, .pblk = x->pblk, .flags = x->flags };
 	struct problem_ctx p;
 	u16 fix_mask = 0;
 
-	e.lblk = le32_to_cpu(ex->ee_lblk);
-	e.len = le16_to_cpu(ex->ee_len);
-	e.flags = le16_to_cpu(ex->ee_flags);
-	e.pblk = le64_to_cpu(ex->ee_pblk);
 	memset(&p, 0, sizeof(p));
 	p.ino = s->ino;
 	p.lblk = e.lblk;
@@ -140,113 +139,110 @@ static void leaf_entry(struct walk *w, const struct stalefs_extent *ex, u64 lo, 
 		s->extent(ctx, s, &e);
 }
 
-static bool extblock_ok(struct walk *w, u8 *buf, u64 blk, u32 expect_depth, int *rule)
+/* An index entry: judged before the scan reads the child it names. */
+static int index_entry(struct walk *w, const struct stalefs_xentry *x)
 {
 	struct fsck_ctx *ctx = w->ctx;
-	const struct stalefs_extent_header *eh = stalefs_extblock_eh(buf);
-	u32 max = stalefs_extblock_max_entries(ctx->fs->block_size);
+	const struct stalefs_xnode *n = x->node;
+	struct problem_ctx p;
 
-	*rule = stalefs_verify_extblock_header(buf, blk, w->s->ino, le32_to_cpu(w->s->inode->i_generation));
-	if (*rule)
-		return false;
-	if (le16_to_cpu(eh->eh_magic) != STALEFS_EXT_MAGIC)
-		*rule = STALEFS_R_EXT_MAGIC;
-	else if (le16_to_cpu(eh->eh_max) != max)
-		*rule = STALEFS_R_EXT_MAX;
-	else if (le16_to_cpu(eh->eh_entries) > max)
-		*rule = STALEFS_R_EXT_ENTRIES;
-	else if (le16_to_cpu(eh->eh_depth) != expect_depth)
-		*rule = STALEFS_R_EXT_DEPTH;
-	else if (expect_depth > 0 && le16_to_cpu(eh->eh_entries) == 0)
-		*rule = STALEFS_R_EXT_ENTRIES;
-	return *rule == 0;
+	fsck_check_cancel(ctx);
+	if (x->index == 0)
+		w->have_prev[n->level] = false;
+	memset(&p, 0, sizeof(p));
+	p.ino = w->s->ino;
+	p.lblk = x->lblk;
+	p.blk = x->pblk;
+	if (x->reserved != 0)
+		entry_problem(w, PR_1_EXT_IDX_RESERVED, &p, FIX_STRUCT);
+	if (x->lblk < n->lo || x->lblk >= n->hi || (w->have_prev[n->level] && x->lblk <= w->prev[n->level])) {
+		p.num2 = w->have_prev[n->level] ? w->prev[n->level] : n->lo;
+		entry_problem(w, PR_1_EXT_UNSORTED, &p, FIX_STRUCT);
+		return STALEFS_XSCAN_SKIP;
+	}
+	if (x->pblk == 0 || x->pblk >= ctx->fs->geom.blocks_count || block_range_in_meta(ctx, x->pblk, 1)) {
+		entry_problem(w, PR_1_EXT_IDX_BAD, &p, FIX_STRUCT);
+		return STALEFS_XSCAN_SKIP;
+	}
+	return 0;
 }
 
-static void walk_node(struct walk *w, const struct stalefs_extent_header *eh, u32 depth, u64 lo, u64 hi);
-
-static void index_entries(struct walk *w, const struct stalefs_extent_header *eh, u32 depth, u64 lo, u64 hi)
+static int scan_entry(stalefs_fs *fs, const struct stalefs_xentry *x, void *priv)
 {
-	struct fsck_ctx *ctx = w->ctx;
+	struct walk *w = priv;
+
+	(void)fs;
+	if (x->is_index)
+		return index_entry(w, x);
+	leaf_entry(w, x, x->node->lo, x->node->hi);
+	return 0;
+}
+
+/* The root: unusable as a whole, or a tree to walk. */
+static int root_node(struct walk *w, const struct stalefs_xnode *n)
+{
 	struct extent_scan *s = w->s;
-	const struct stalefs_extent_idx *ix = stalefs_eh_index(eh);
-	u32 n = le16_to_cpu(eh->eh_entries), i;
-	u64 prev = 0;
-	bool have_prev = false;
-	u8 *buf = NULL;
+	struct problem_ctx p;
 
-	for (i = 0; i < n; i++) {
-		u32 lblk = le32_to_cpu(ix[i].ei_lblk);
-		u64 pblk = le64_to_cpu(ix[i].ei_pblk);
-		u64 next = hi;
-		struct problem_ctx p;
-		int rule;
-		u32 k;
-
-		fsck_check_cancel(ctx);
+	if (!n->header_rule)
+		return 0;
+	s->root_bad = true;
+	if (s->report) {
 		memset(&p, 0, sizeof(p));
 		p.ino = s->ino;
-		p.lblk = lblk;
-		p.blk = pblk;
-		for (k = i + 1; k < n; k++)
-			if (le32_to_cpu(ix[k].ei_lblk) > lblk) {
-				next = le32_to_cpu(ix[k].ei_lblk);
-				break;
-			}
-		if (next > hi)
-			next = hi;
-		if (ix[i].ei_reserved != 0)
-			entry_problem(w, PR_1_EXT_IDX_RESERVED, &p, FIX_STRUCT);
-		if (lblk < lo || lblk >= hi || (have_prev && lblk <= prev)) {
-			p.num2 = have_prev ? prev : lo;
-			entry_problem(w, PR_1_EXT_UNSORTED, &p, FIX_STRUCT);
-			continue;
-		}
-		if (pblk == 0 || pblk >= ctx->fs->geom.blocks_count || block_range_in_meta(ctx, pblk, 1)) {
-			entry_problem(w, PR_1_EXT_IDX_BAD, &p, FIX_STRUCT);
-			continue;
-		}
-		if (!buf)
-			buf = malloc(ctx->fs->block_size);
-		if (!buf || stalefs_read_block(ctx->fs, pblk, buf)) {
-			p.rule = STALEFS_R_EXTBLK_MAGIC;
-			entry_problem(w, PR_1_EXT_NODE_BAD, &p, FIX_STRUCT);
-			continue;
-		}
-		if (!extblock_ok(w, buf, pblk, depth - 1, &rule)) {
-			p.rule = rule;
-			entry_problem(w, PR_1_EXT_NODE_BAD, &p, FIX_STRUCT);
-			continue;
-		}
-		if (stalefs_verify_extblock_csum(ctx->fs->seed, buf, ctx->fs->block_size))
-			entry_problem(w, PR_1_EXT_NODE_CSUM, &p, FIX_STRUCT);
-		prev = lblk;
-		have_prev = true;
-		if (s->node)
-			s->node(ctx, s, pblk);
-		walk_node(w, stalefs_extblock_eh(buf), depth - 1, lblk, next);
+		p.rule = n->header_rule;
+		s->clear_inode = fix_problem(w->ctx, PR_1_EXT_ROOT_BAD, &p);
+		if (!s->clear_inode)
+			s->declined = true;
 	}
-	free(buf);
+	return STALEFS_XSCAN_SKIP;
 }
 
-static void walk_node(struct walk *w, const struct stalefs_extent_header *eh, u32 depth, u64 lo, u64 hi)
+/* A tree block an accepted index entry names: kept, or dropped with its subtree. */
+static int child_node(struct walk *w, const struct stalefs_xnode *n)
 {
-	u32 n = le16_to_cpu(eh->eh_entries), i;
+	struct extent_scan *s = w->s;
+	struct problem_ctx p;
+	int rule = n->block_rule ? n->block_rule : n->header_rule;
 
-	if (depth + 1 > w->s->depth)
-		w->s->depth = depth + 1;
-	if (depth > 0) {
-		index_entries(w, eh, depth, lo, hi);
-		return;
+	memset(&p, 0, sizeof(p));
+	p.ino = s->ino;
+	p.lblk = (u32)n->lo;
+	p.blk = n->block;
+	if (n->revisit) {
+		entry_problem(w, PR_1_EXT_NODE_TWICE, &p, FIX_STRUCT);
+		return STALEFS_XSCAN_SKIP;
 	}
-	for (i = 0; i < n; i++)
-		leaf_entry(w, &stalefs_eh_extents(eh)[i], lo, hi);
+	if (n->err || rule) {
+		p.rule = n->err ? STALEFS_R_EXTBLK_MAGIC : rule;
+		entry_problem(w, PR_1_EXT_NODE_BAD, &p, FIX_STRUCT);
+		return STALEFS_XSCAN_SKIP;
+	}
+	if (n->csum_bad)
+		entry_problem(w, PR_1_EXT_NODE_CSUM, &p, FIX_STRUCT);
+	w->prev[n->level - 1] = n->lo;
+	w->have_prev[n->level - 1] = true;
+	if (s->node)
+		s->node(w->ctx, s, n->block);
+	return 0;
+}
+
+static int scan_node(stalefs_fs *fs, const struct stalefs_xnode *n, void *priv)
+{
+	struct walk *w = priv;
+	int ret;
+
+	(void)fs;
+	ret = n->level == 0 ? root_node(w, n) : child_node(w, n);
+	if (!ret && n->depth + 1 > w->s->depth)
+		w->s->depth = n->depth + 1;
+	return ret;
 }
 
 void scan_extents(struct fsck_ctx *ctx, struct extent_scan *s)
 {
-	const struct stalefs_extent_header *eh = stalefs_inode_eh(s->inode);
+	static const struct stalefs_xscan_ops ops = { .node = scan_node, .entry = scan_entry };
 	struct walk w;
-	int rule = 0;
 
 	memset(&w, 0, sizeof(w));
 	w.ctx = ctx;
@@ -256,29 +252,5 @@ void scan_extents(struct fsck_ctx *ctx, struct extent_scan *s)
 	s->root_bad = false;
 	s->clear_inode = false;
 	s->depth = 0;
-	if (le16_to_cpu(eh->eh_magic) != STALEFS_EXT_MAGIC)
-		rule = STALEFS_R_EXT_MAGIC;
-	else if (le16_to_cpu(eh->eh_max) != STALEFS_ROOT_EXTENTS)
-		rule = STALEFS_R_EXT_MAX;
-	else if (le16_to_cpu(eh->eh_entries) > STALEFS_ROOT_EXTENTS)
-		rule = STALEFS_R_EXT_ENTRIES;
-	else if (le16_to_cpu(eh->eh_depth) > STALEFS_EXT_MAX_DEPTH)
-		rule = STALEFS_R_EXT_DEPTH;
-	else if (le16_to_cpu(eh->eh_depth) > 0 && le16_to_cpu(eh->eh_entries) == 0)
-		rule = STALEFS_R_EXT_ENTRIES;
-	if (rule) {
-		s->root_bad = true;
-		if (s->report) {
-			struct problem_ctx p;
-
-			memset(&p, 0, sizeof(p));
-			p.ino = s->ino;
-			p.rule = rule;
-			s->clear_inode = fix_problem(ctx, PR_1_EXT_ROOT_BAD, &p);
-			if (!s->clear_inode)
-				s->declined = true;
-		}
-		return;
-	}
-	walk_node(&w, eh, le16_to_cpu(eh->eh_depth), 0, STALEFS_MAX_FILE_BLOCKS + 1);
+	stalefs_extent_scan(ctx->fs, s->ino, s->inode, &ops, &w);
 }

@@ -141,6 +141,8 @@ static const struct problem table[] = {
 	{ PR_1_RDEV, "Inode %i is not a device but has a device number (0x%x).", P_FIX, PR_PREEN_OK, 0 },
 	{ PR_1_EXT_ROOT_BAD, "Inode %i has a corrupt extent tree root (%r).", P_CLEAR, 0, 0 },
 	{ PR_1_EXT_NODE_BAD, "Inode %i, extent tree node at block %b is corrupt (%r).", P_CLEAR, 0, 0 },
+	{ PR_1_EXT_NODE_TWICE, "Inode %i, extent tree node at block %b is named a second time in the tree "
+	  "(by the index entry for logical block %l).", P_CLEAR, 0, 0 },
 	{ PR_1_EXT_NODE_CSUM, "Inode %i, extent tree node at block %b passes checks, but its checksum does not match.",
 	  P_FIX, 0, 0 },
 	{ PR_1_EXT_IDX_BAD, "Inode %i has an extent index (logical block %l) pointing to block %b, "

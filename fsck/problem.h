@@ -127,6 +127,7 @@ enum problem_code {
 	PR_1_DIR_UNWRITTEN = 0x010021,
 	PR_1_SYMLINK_SIZE = 0x010022,
 	PR_1_ORPHAN_FLAG = 0x010023,
+	PR_1_EXT_NODE_TWICE = 0x010024,
 	/* the stale audit (FORMAT.md section 11) */
 	PR_1_S1_BOTH = 0x010101,
 	PR_1_S2_NOT_REG = 0x010102,

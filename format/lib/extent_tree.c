@@ -8,13 +8,20 @@
 #include "libstalefs.h"
 #include "lib_internal.h"
 
+/*
+ * stalefs_extent_walk is a policy over the tolerant scan (extent_scan.c): a
+ * node that breaks a rule is reported and ends the walk; a tree block that
+ * cannot be used (unreadable, wrong header or checksum, named twice) is
+ * reported and skipped, or ends the walk when strict.
+ */
 struct walk_ctx {
 	stalefs_fs *fs;
-	u32 ino, gen;
 	stalefs_extent_walk_fn fn;
 	void *priv;
 	bool strict;		/* stop with an error at the first bad node */
 	errcode_t err;
+	int ret;		/* what stopped the walk: the callback's value, or -1 */
+	struct stalefs_extent_walk parent;	/* the index entry whose child is being entered */
 };
 
 static errcode_t rule_error(int rule)
@@ -24,115 +31,107 @@ static errcode_t rule_error(int rule)
 	return STALEFS_ERR_EXTENT_CORRUPT;
 }
 
-/* Visit one node (root or block) and, depth first, its children. */
-static int walk_node(struct walk_ctx *c, const struct stalefs_extent_header *eh, u32 max,
-		     int expect_depth, u32 level, u64 node_block, u64 lo, u64 hi)
+static int stop(struct walk_ctx *c, int ret)
 {
-	stalefs_fs *fs = c->fs;
+	c->ret = ret;
+	return -1;
+}
+
+/* A node that breaks a rule: reported, and the walk ends. */
+static int bad_node(struct walk_ctx *c, const struct stalefs_xnode *n, int rule)
+{
 	struct stalefs_extent_walk w;
-	u32 i, entries;
-	int rule, ret;
 
 	memset(&w, 0, sizeof(w));
-	w.level = level;
-	w.node_block = node_block;
-	rule = stalefs_verify_extent_node(&fs->geom, eh, max, expect_depth);
-	if (rule) {
-		w.rule = rule;
-		c->err = rule_error(rule);
+	w.level = n->level;
+	w.node_block = n->block;
+	w.rule = rule;
+	c->err = rule_error(rule);
+	if (c->fn)
+		c->fn(c->fs, &w, c->priv);
+	return stop(c, -1);
+}
+
+static int walk_node_cb(stalefs_fs *fs, const struct stalefs_xnode *n, void *priv)
+{
+	struct walk_ctx *c = priv;
+	int rule;
+
+	if (n->level == 0)
+		return n->rule ? bad_node(c, n, n->rule) : 0;
+	rule = n->block_rule;
+	if (!rule && n->csum_bad && !(fs->flags & STALEFS_OPEN_IGNORE_CSUM))
+		rule = STALEFS_R_EXTBLK_CSUM;
+	if (n->err || n->revisit || rule) {
+		struct stalefs_extent_walk bad = c->parent;
+
+		bad.level = n->level;
+		bad.node_block = n->block;
+		bad.rule = rule ? rule : STALEFS_R_EXTBLK_MAGIC;
+		c->err = n->err ? n->err : rule_error(bad.rule);
+		if (c->fn)
+			c->fn(fs, &bad, c->priv);
+		return c->strict ? stop(c, -1) : STALEFS_XSCAN_SKIP;
+	}
+	/* The scan judged the whole node unless the (ignored) checksum came first. */
+	rule = n->csum_bad ? stalefs_verify_extent_node(&fs->geom, n->eh, n->cap, n->expect_depth) : n->rule;
+	return rule ? bad_node(c, n, rule) : 0;
+}
+
+static int walk_entry_cb(stalefs_fs *fs, const struct stalefs_xentry *x, void *priv)
+{
+	struct walk_ctx *c = priv;
+	const struct stalefs_xnode *n = x->node;
+	struct stalefs_extent_walk w;
+	int ret;
+
+	memset(&w, 0, sizeof(w));
+	w.depth = n->depth;
+	w.level = n->level;
+	w.node_block = n->block;
+	w.index = x->index;
+	w.entries = n->entries;
+	w.max = n->cap;
+	w.is_index = x->is_index;
+	w.e.lblk = x->lblk;
+	w.e.len = x->is_index ? 0 : x->len;
+	w.e.pblk = x->pblk;
+	w.e.flags = x->is_index ? 0 : x->flags;
+	/* Every entry must lie in the range its parent index promised. */
+	if (x->lblk < n->lo || (u64)x->lblk + (x->is_index ? 1 : x->len) > n->hi) {
+		w.rule = STALEFS_R_EXT_UNSORTED;
+		c->err = STALEFS_ERR_EXTENT_CORRUPT;
 		if (c->fn)
 			c->fn(fs, &w, c->priv);
-		return -1;
+		return c->strict ? stop(c, -1) : STALEFS_XSCAN_SKIP;
 	}
-	entries = le16_to_cpu(eh->eh_entries);
-	w.depth = le16_to_cpu(eh->eh_depth);
-	w.entries = entries;
-	w.max = max;
-	w.is_index = w.depth > 0;
-	for (i = 0; i < entries; i++) {
-		u64 next_lo = hi;
-
-		w.index = i;
-		if (w.is_index) {
-			const struct stalefs_extent_idx *ix = &stalefs_eh_index(eh)[i];
-
-			w.e.lblk = le32_to_cpu(ix->ei_lblk);
-			w.e.pblk = le64_to_cpu(ix->ei_pblk);
-			w.e.len = 0;
-			w.e.flags = 0;
-			if (i + 1 < entries)
-				next_lo = le32_to_cpu(stalefs_eh_index(eh)[i + 1].ei_lblk);
-		} else {
-			const struct stalefs_extent *ex = &stalefs_eh_extents(eh)[i];
-
-			w.e.lblk = le32_to_cpu(ex->ee_lblk);
-			w.e.len = le16_to_cpu(ex->ee_len);
-			w.e.pblk = le64_to_cpu(ex->ee_pblk);
-			w.e.flags = le16_to_cpu(ex->ee_flags);
-		}
-		/* Every entry must lie in the range its parent index promised. */
-		if (w.e.lblk < lo || (u64)w.e.lblk + (w.is_index ? 1 : w.e.len) > hi) {
-			w.rule = STALEFS_R_EXT_UNSORTED;
-			c->err = STALEFS_ERR_EXTENT_CORRUPT;
-			if (c->fn)
-				c->fn(fs, &w, c->priv);
-			if (c->strict)
-				return -1;
-			w.rule = 0;
-			continue;
-		}
-		if (c->fn) {
-			ret = c->fn(fs, &w, c->priv);
-			if (ret)
-				return ret;
-		}
-		if (w.is_index) {
-			u8 *buf = stalefs_xmalloc(fs->block_size);
-			errcode_t err = stalefs_read_block(fs, w.e.pblk, buf);
-
-			if (!err) {
-				rule = stalefs_verify_extblock_header(buf, w.e.pblk, c->ino, c->gen);
-				if (!rule && !(fs->flags & STALEFS_OPEN_IGNORE_CSUM))
-					rule = stalefs_verify_extblock_csum(fs->seed, buf, fs->block_size);
-			}
-			if (err || rule) {
-				struct stalefs_extent_walk bad = w;
-
-				bad.level = level + 1;
-				bad.node_block = w.e.pblk;
-				bad.rule = rule ? rule : STALEFS_R_EXTBLK_MAGIC;
-				c->err = err ? err : rule_error(rule);
-				if (c->fn)
-					c->fn(fs, &bad, c->priv);
-				free(buf);
-				if (c->strict)
-					return -1;
-				continue;
-			}
-			ret = walk_node(c, stalefs_extblock_eh(buf), stalefs_extblock_max_entries(fs->block_size),
-					(int)w.depth - 1, level + 1, w.e.pblk, w.e.lblk, next_lo);
-			free(buf);
-			if (ret)
-				return ret;
-		}
+	if (c->fn) {
+		ret = c->fn(fs, &w, c->priv);
+		if (ret)
+			return stop(c, ret);
 	}
+	if (x->is_index)
+		c->parent = w;
 	return 0;
 }
 
 static int do_walk(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode, stalefs_extent_walk_fn fn,
 		   void *priv, bool strict, errcode_t *err)
 {
-	struct walk_ctx c = { fs, ino, le32_to_cpu(inode->i_generation), fn, priv, strict, 0 };
-	int ret;
+	static const struct stalefs_xscan_ops ops = { .node = walk_node_cb, .entry = walk_entry_cb };
+	struct walk_ctx c;
 
-	if (!stalefs_inode_has_extents(inode)) {
-		*err = 0;
+	memset(&c, 0, sizeof(c));
+	c.fs = fs;
+	c.fn = fn;
+	c.priv = priv;
+	c.strict = strict;
+	*err = 0;
+	if (!stalefs_inode_has_extents(inode))
 		return 0;
-	}
-	ret = walk_node(&c, stalefs_inode_eh(inode), STALEFS_ROOT_EXTENTS, -1, 0, 0, 0,
-			STALEFS_MAX_FILE_BLOCKS + 1);
+	stalefs_extent_scan(fs, ino, inode, &ops, &c);
 	*err = c.err;
-	return ret;
+	return c.ret;
 }
 
 errcode_t stalefs_extent_walk(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode,

@@ -499,6 +499,85 @@ START_TEST(child_outside_parent_range)
 }
 END_TEST
 
+/* What the tolerant scan saw: nodes with their verdicts, leaf entries. */
+struct scan_seen {
+	u32 nodes, bad, csum_bad, revisits, range, leaf_entries, entries_of_bad;
+};
+
+static int scan_node_cb(stalefs_fs *fs, const struct stalefs_xnode *n, void *priv)
+{
+	struct scan_seen *s = priv;
+
+	(void)fs;
+	s->nodes++;
+	if (stalefs_xnode_problem(n))
+		s->bad++;
+	s->csum_bad += n->csum_bad;
+	s->revisits += n->revisit;
+	s->range += n->block_rule == STALEFS_R_EXT_PBLK_RANGE;
+	return 0;
+}
+
+static int scan_entry_cb(stalefs_fs *fs, const struct stalefs_xentry *e, void *priv)
+{
+	struct scan_seen *s = priv;
+
+	(void)fs;
+	if (!e->is_index) {
+		s->leaf_entries++;
+		s->entries_of_bad += e->node->rule != 0;
+	}
+	return 0;
+}
+
+static const struct stalefs_xscan_ops scan_ops = { .node = scan_node_cb, .entry = scan_entry_cb };
+
+/* The scan goes on past damage: a bad checksum is reported and the leaf still shown,
+ * a block named twice is walked once, an index outside the filesystem is reported. */
+START_TEST(scan_tolerates_damage)
+{
+	struct tree_file t;
+	struct stalefs_extent_list l;
+	struct stalefs_extent_idx *ix;
+	struct scan_seen seen;
+	u8 buf[1024];
+	u64 second;
+
+	tf_open(&t, 16 << 20);
+	build(t.fs, &l, 3 * PER, 1, 0);
+	ck_ok(stalefs_extent_write(t.fs, t.ino, &t.inode, &l));
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(stalefs_extent_scan(t.fs, t.ino, &t.inode, &scan_ops, &seen), 0);
+	ck_assert_uint_eq(seen.nodes, 4);
+	ck_assert_uint_eq(seen.leaf_entries, 3 * PER);
+
+	ix = stalefs_eh_index(stalefs_inode_eh(&t.inode));
+	second = le64_to_cpu(ix[1].ei_pblk);
+	ck_ok(stalefs_read_block(t.fs, second, buf));
+	buf[500] ^= 0x80;
+	ck_ok(stalefs_write_block(t.fs, second, buf));
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(stalefs_extent_scan(t.fs, t.ino, &t.inode, &scan_ops, &seen), 1);
+	ck_assert_uint_eq(seen.csum_bad, 1);
+	ck_assert_uint_eq(seen.leaf_entries, 3 * PER);	/* the damaged leaf is still shown */
+	ck_assert_uint_eq(seen.entries_of_bad, PER);
+
+	ix[2].ei_pblk = ix[0].ei_pblk;
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(stalefs_extent_scan(t.fs, t.ino, &t.inode, &scan_ops, &seen), 2);
+	ck_assert_uint_eq(seen.revisits, 1);
+	ck_assert_uint_eq(seen.leaf_entries, 2 * PER);	/* the first leaf once, not twice */
+
+	ix[2].ei_pblk = cpu_to_le64(t.fs->geom.blocks_count);
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(stalefs_extent_scan(t.fs, t.ino, &t.inode, &scan_ops, &seen), 3);
+	ck_assert_uint_eq(seen.range, 1);
+	ck_assert_uint_eq(seen.bad, 3);	/* the root too: its index names a block outside */
+	stalefs_extent_list_free(&l);
+	scratch_done(&t.s);
+}
+END_TEST
+
 /* At 4 KiB: 253 entries in one leaf, 254 need a second. */
 START_TEST(capacity_4k)
 {
@@ -540,6 +619,7 @@ Suite *extent_tree_suite(void)
 	tcase_add_test(tc, damaged_nodes_refused);
 	tcase_add_test(tc, child_outside_parent_range);
 	tcase_add_test(tc, walk_reports_bad_node);
+	tcase_add_test(tc, scan_tolerates_damage);
 	tcase_add_test(tc, capacity_4k);
 	suite_add_tcase(s, tc);
 	return s;
