@@ -74,8 +74,12 @@ static errcode_t load_group_bitmaps(stalefs_fs *fs, u32 group)
 		} else {
 			err = stalefs_io_read(fs->io, le64_to_cpu(d->bg_block_bitmap),
 					      fs->geom.block_bitmap_blocks, grp->block_bitmap);
-			if (err)
+			if (err) {
+				/* Unreadable: full, so nothing is allocated there (never the
+				 * buffer's leftovers, which a checker would take for the disk's). */
+				memset(grp->block_bitmap, 0xff, bb_bytes(fs));
 				return err;
+			}
 			grp->bb_bad_csum = stalefs_verify_block_bitmap_csum(fs->seed, group, d, grp->block_bitmap,
 									    (u32)bb_bytes(fs)) != 0;
 		}
@@ -87,8 +91,10 @@ static errcode_t load_group_bitmaps(stalefs_fs *fs, u32 group)
 		} else {
 			err = stalefs_io_read(fs->io, le64_to_cpu(d->bg_inode_bitmap),
 					      fs->geom.inode_bitmap_blocks, grp->inode_bitmap);
-			if (err)
+			if (err) {
+				memset(grp->inode_bitmap, 0xff, ib_bytes(fs));
 				return err;
+			}
 			grp->ib_bad_csum = stalefs_verify_inode_bitmap_csum(fs->seed, group, d, grp->inode_bitmap,
 									    (u32)ib_bytes(fs)) != 0;
 		}

@@ -76,6 +76,17 @@ static errcode_t read_backup_super(struct stalefs_io *io, u64 sb_block, u32 bloc
 	return last;
 }
 
+/*
+ * The group whose descriptor table goes with the superblock we opened: a backup's
+ * own group (read_backup_super checked s_block_group_nr against its place), and
+ * always group 0 for the primary, whatever its s_block_group_nr says (fsck repairs
+ * that field; trusting it read a backup's old table, or past the device's end).
+ */
+static u32 opened_group(const stalefs_fs *fs)
+{
+	return fs->sb_block ? le32_to_cpu(fs->sb.s_block_group_nr) : 0;
+}
+
 static errcode_t read_gdt(stalefs_fs *fs, u32 sb_group)
 {
 	const struct stalefs_geom *g = &fs->geom;
@@ -183,7 +194,7 @@ errcode_t stalefs_open(const char *name, int flags, u64 sb_block, u32 block_size
 		err = STALEFS_ERR_NO_MEMORY;
 		goto fail;
 	}
-	err = read_gdt(fs, le32_to_cpu(fs->sb.s_block_group_nr));
+	err = read_gdt(fs, opened_group(fs));
 	if (err)
 		goto fail;
 	if (sb_block)
@@ -221,7 +232,7 @@ errcode_t stalefs_reload_groups(stalefs_fs *fs)
 	}
 	fs->bitmaps_loaded = false;
 	fs->bad_desc_count = 0;
-	err = read_gdt(fs, le32_to_cpu(fs->sb.s_block_group_nr));
+	err = read_gdt(fs, opened_group(fs));
 	if (!err && !(fs->flags & STALEFS_OPEN_NO_BITMAPS))
 		err = stalefs_read_bitmaps(fs);
 	return err;

@@ -222,6 +222,29 @@ START_TEST(bad_bitmap_csum_refused)
 }
 END_TEST
 
+/* A bitmap that cannot be read counts as full: nothing is allocated from it, and a
+ * checker comparing against it sees every free block (never the buffer's leftovers). */
+START_TEST(unreadable_bitmap_full)
+{
+	struct scratch s;
+	stalefs_fs *fs = mk8(&s);
+	size_t i, len = (size_t)fs->geom.block_bitmap_blocks * fs->block_size;
+
+	ck_ok(stalefs_close(fs));
+	ck_ok(stalefs_open(s.path, STALEFS_OPEN_NO_BITMAPS, 0, 0, &s.fs));
+	fs = s.fs;
+	ck_assert_uint_eq(le16_to_cpu(fs->groups[0].desc.bg_flags) & STALEFS_BG_BLOCK_UNINIT, 0);
+	fs->groups[0].desc.bg_block_bitmap = cpu_to_le64(fs->geom.blocks_count + 100);
+	ck_assert_int_ne(stalefs_read_bitmaps(fs), 0);
+	ck_assert_ptr_nonnull(fs->groups[0].block_bitmap);
+	for (i = 0; i < len; i++)
+		hot_assert(fs->groups[0].block_bitmap[i] == 0xff, "byte %zu of the unreadable bitmap is 0x%02x",
+			   i, fs->groups[0].block_bitmap[i]);
+	ck_assert(stalefs_test_block(fs, stalefs_group_first_block(&fs->geom, 0) + 1000));
+	scratch_done(&s);
+}
+END_TEST
+
 START_TEST(fill_and_empty)
 {
 	struct scratch s;
@@ -407,6 +430,7 @@ Suite *alloc_suite(void)
 	tcase_add_test(tc, random_alloc_free_rounds);
 	tcase_add_test(tc, uninit_group_first_use);
 	tcase_add_test(tc, bad_bitmap_csum_refused);
+	tcase_add_test(tc, unreadable_bitmap_full);
 	tcase_add_test(tc, fill_and_empty);
 	tcase_add_test(tc, read_only_refuses);
 	tcase_add_test(tc, inode_alloc_reserved_and_unused);

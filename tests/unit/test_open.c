@@ -26,6 +26,7 @@ static void bad_magic(struct stalefs_super_block *sb) { sb->s_magic = cpu_to_le3
 static void unknown_incompat(struct stalefs_super_block *sb) { sb->s_feature_incompat |= cpu_to_le32(0x8000); }
 static void unknown_ro_compat(struct stalefs_super_block *sb) { sb->s_feature_ro_compat |= cpu_to_le32(0x8000); }
 static void bad_first_ino(struct stalefs_super_block *sb) { sb->s_first_ino = cpu_to_le32(20); }
+static void group_nr_1(struct stalefs_super_block *sb) { sb->s_block_group_nr = cpu_to_le32(1); }
 
 static void made(struct scratch *s)
 {
@@ -131,6 +132,37 @@ START_TEST(descriptor_damage)
 }
 END_TEST
 
+/* The primary's table goes with the primary, whatever its s_block_group_nr says. */
+START_TEST(primary_group_nr)
+{
+	struct scratch s;
+	struct stalefs_group_desc d0;
+	stalefs_fs *fs = scratch_mkfs(&s, 32 << 20, 1024);
+
+	ck_assert_uint_ge(fs->geom.groups_count, 2);
+	/* Only the primary table gets this change: group 1's backup keeps mkfs' copy. */
+	fs->groups[0].desc.bg_used_dirs_count = cpu_to_le32(le32_to_cpu(fs->groups[0].desc.bg_used_dirs_count) + 1);
+	stalefs_mark_desc_dirty(fs, 0);
+	ck_ok(stalefs_flush(fs));
+	d0 = fs->groups[0].desc;
+	ck_ok(stalefs_close(fs));
+	s.fs = NULL;
+	edit_super(&s, group_nr_1, true);
+	ck_ok(stalefs_open(s.path, 0, 0, 0, &s.fs));
+	ck_assert_int_eq(memcmp(&s.fs->groups[0].desc, &d0, sizeof(d0)), 0);
+	scratch_done(&s);
+
+	/* One group: no group 1 to read a table from (this once failed the open). */
+	scratch_mkfs(&s, 8 << 20, 4096);
+	ck_assert_uint_eq(s.fs->geom.groups_count, 1);
+	ck_ok(stalefs_close(s.fs));
+	s.fs = NULL;
+	edit_super(&s, group_nr_1, true);
+	ck_ok(stalefs_open(s.path, 0, 0, 0, &s.fs));
+	scratch_done(&s);
+}
+END_TEST
+
 START_TEST(inode_damage)
 {
 	struct scratch s;
@@ -182,6 +214,7 @@ Suite *open_suite(void)
 	tcase_add_test(tc, super_checksum);
 	tcase_add_test(tc, super_rules);
 	tcase_add_test(tc, descriptor_damage);
+	tcase_add_test(tc, primary_group_nr);
 	tcase_add_test(tc, inode_damage);
 	suite_add_tcase(s, tc);
 	return s;
