@@ -427,7 +427,7 @@ void pass2(struct fsck_ctx *ctx)
 		qsort(ctx->dblist, ctx->ndb, sizeof(*ctx->dblist), cmp_pblk);
 	while (i < ctx->ndb) {
 		u32 n = 1;
-		errcode_t err;
+		errcode_t run_err;
 
 		fsck_check_cancel(ctx);
 		if (!ctx->dblist[i].ino) {
@@ -438,22 +438,29 @@ void pass2(struct fsck_ctx *ctx)
 		while (i + n < ctx->ndb && n < RUN_BLOCKS && ctx->dblist[i + n].ino &&
 		       ctx->dblist[i + n].pblk == ctx->dblist[i].pblk + n)
 			n++;
-		err = stalefs_io_read(fs->io, ctx->dblist[i].pblk, n, run);
-		if (err) {
-			struct problem_ctx p;
+		run_err = stalefs_io_read(fs->io, ctx->dblist[i].pblk, n, run);
+		for (j = 0; j < n; j++) {
+			const struct dir_block *dbe = &ctx->dblist[i + j];
+			u8 *buf = run + (size_t)j * bs;
+			errcode_t err = run_err;
 
-			memset(&p, 0, sizeof(p));
-			p.blk = ctx->dblist[i].pblk;
-			p.ino = ctx->dblist[i].ino;
-			p.lblk = ctx->dblist[i].lblk;
-			p.str = error_message(err);
-			fix_problem(ctx, PR_2_READ_ERROR, &p);
-			ctx->uncorrected = true;
-			i += n;
-			continue;
+			/* One bad block fails its whole run: read them one by one, only the bad ones are lost. */
+			if (err && n > 1)
+				err = stalefs_io_read(fs->io, dbe->pblk, 1, buf);
+			if (err) {
+				struct problem_ctx p;
+
+				memset(&p, 0, sizeof(p));
+				p.blk = dbe->pblk;
+				p.ino = dbe->ino;
+				p.lblk = dbe->lblk;
+				p.str = error_message(err);
+				fix_problem(ctx, PR_2_READ_ERROR, &p);
+				ctx->uncorrected = true;
+				continue;
+			}
+			check_block(ctx, buf, dbe);
 		}
-		for (j = 0; j < n; j++)
-			check_block(ctx, run + (size_t)j * bs, &ctx->dblist[i + j]);
 		i += n;
 		progress_update(ctx, 2, i, ctx->ndb);
 	}
