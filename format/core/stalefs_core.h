@@ -278,6 +278,9 @@ int stalefs_verify_extblock_header(const void *block, u64 blocknr, u32 owner, u3
 int stalefs_verify_extblock_csum(u32 seed, const void *block, u32 block_size);
 /* The header alone (magic, location, owner): cheap enough for every use of a cached block. */
 int stalefs_verify_dirblock_header(const void *block, u64 blocknr, u32 owner, u32 lblk);
+/* The entry at off (off < block_size) against the chain: its rec_len (REC_LEN: nothing after it
+ * can be found) and, in use, whether its name fits (NAME_LEN).  The rules every walker shares. */
+int stalefs_verify_dirent_fit(const void *block, u32 block_size, u32 off);
 int stalefs_verify_dirblock(const void *block, u32 block_size, u64 blocknr, u32 owner, u32 lblk);
 int stalefs_verify_dirblock_csum(u32 seed, const void *block, u32 block_size);
 /* Every entry's inode: 0 (unused), the root, or an ordinary inode of the filesystem.

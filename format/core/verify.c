@@ -398,6 +398,21 @@ int stalefs_verify_dirblock_header(const void *block, u64 blocknr, u32 owner, u3
 	return 0;
 }
 
+int stalefs_verify_dirent_fit(const void *block, u32 block_size, u32 off)
+{
+	const struct stalefs_dir_entry *de = (const void *)((const u8 *)block + off);
+	u32 rec_len;
+
+	if (block_size - off < sizeof(*de))
+		return STALEFS_R_DIR_REC_LEN;
+	rec_len = le16_to_cpu(de->rec_len);
+	if (rec_len < sizeof(*de) || rec_len % 4 != 0 || rec_len > block_size - off)
+		return STALEFS_R_DIR_REC_LEN;
+	if (le32_to_cpu(de->inode) != 0 && (de->name_len == 0 || STALEFS_DIR_REC_LEN(de->name_len) > rec_len))
+		return STALEFS_R_DIR_NAME_LEN;
+	return 0;
+}
+
 int stalefs_verify_dirblock(const void *block, u32 block_size, u64 blocknr, u32 owner, u32 lblk)
 {
 	const u8 *p = block;
@@ -408,23 +423,19 @@ int stalefs_verify_dirblock(const void *block, u32 block_size, u64 blocknr, u32 
 		return rule;
 	while (off < block_size) {
 		const struct stalefs_dir_entry *de = (const void *)(p + off);
-		u32 rec_len, i;
+		u32 i;
 
-		if (block_size - off < sizeof(*de))
-			return STALEFS_R_DIR_REC_LEN;
-		rec_len = le16_to_cpu(de->rec_len);
-		if (rec_len < sizeof(*de) || rec_len % 4 != 0 || rec_len > block_size - off)
-			return STALEFS_R_DIR_REC_LEN;
+		rule = stalefs_verify_dirent_fit(block, block_size, off);
+		if (rule)
+			return rule;
 		if (le32_to_cpu(de->inode) != 0) {
-			if (de->name_len == 0 || STALEFS_DIR_REC_LEN(de->name_len) > rec_len)
-				return STALEFS_R_DIR_NAME_LEN;
 			for (i = 0; i < de->name_len; i++)
 				if (de->name[i] == '/' || de->name[i] == '\0')
 					return STALEFS_R_DIR_NAME;
 			if (de->file_type == STALEFS_FT_UNKNOWN || de->file_type >= STALEFS_FT_MAX)
 				return STALEFS_R_DIR_FILE_TYPE;
 		}
-		off += rec_len;
+		off += le16_to_cpu(de->rec_len);
 	}
 	return 0;
 }

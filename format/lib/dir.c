@@ -117,7 +117,6 @@ static errcode_t dir_write_block(struct dir_ctx *c, u64 pblk)
 errcode_t stalefs_dir_iterate(stalefs_fs *fs, u32 dir, int flags, stalefs_dir_iter_fn fn, void *priv)
 {
 	struct dir_ctx c;
-	struct stalefs_dirent_info info;
 	errcode_t err;
 	u32 lblk;
 
@@ -128,34 +127,18 @@ errcode_t stalefs_dir_iterate(stalefs_fs *fs, u32 dir, int flags, stalefs_dir_it
 	}
 	for (lblk = 0; lblk < c.nblocks; lblk++) {
 		u64 pblk;
-		u32 off = sizeof(struct stalefs_dir_block);
+		int ret;
 
 		err = dir_read_block(&c, lblk, &pblk);
 		if (err)
 			break;
-		while (off < fs->block_size) {
-			const struct stalefs_dir_entry *de = (const void *)(c.buf + off);
-			int ret;
-
-			info.ino = le32_to_cpu(de->inode);
-			info.rec_len = le16_to_cpu(de->rec_len);
-			if (info.ino || (flags & STALEFS_DIR_ITER_EMPTY)) {
-				info.file_type = de->file_type;
-				info.name_len = info.ino ? de->name_len : 0;
-				memcpy(info.name, de->name, info.name_len);
-				info.name[info.name_len] = '\0';
-				info.lblk = lblk;
-				info.pblk = pblk;
-				info.offset = off;
-				ret = fn(fs, &info, priv);
-				if (ret > 0)
-					goto out;
-				if (ret < 0) {
-					err = (errcode_t)-ret;
-					goto out;
-				}
-			}
-			off += info.rec_len;
+		ret = stalefs_dirblock_entries(fs, c.buf, lblk, pblk,
+					       &(struct stalefs_dir_scan_ops){ .flags = flags, .entry = fn }, priv);
+		if (ret > 0)
+			goto out;
+		if (ret < 0) {
+			err = (errcode_t)-ret;
+			goto out;
 		}
 	}
 out:

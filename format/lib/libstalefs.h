@@ -315,8 +315,34 @@ struct stalefs_dirent_info {
 };
 /* Callback returns 0 to go on, 1 to stop (success), <0 to abort with that errno. */
 typedef int (*stalefs_dir_iter_fn)(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *priv);
-#define STALEFS_DIR_ITER_EMPTY	0x1	/* also report unused slots (ino 0) */
+#define STALEFS_DIR_ITER_EMPTY	0x1	/* also report unused slots (ino 0), with the name they still hold */
 errcode_t stalefs_dir_iterate(stalefs_fs *fs, u32 dir, int flags, stalefs_dir_iter_fn fn, void *priv);
+
+/*
+ * The tolerant directory scan (dir_scan.c): every block the extent tree maps, read
+ * and judged; the entries of every block whose magic is right, as far as the
+ * rec_len chain holds.  Callbacks return 0 to go on, nonzero to stop (returned).
+ */
+struct stalefs_dirblock_info {
+	u32 dir, lblk;
+	u64 pblk;
+	errcode_t err;		/* could not be read (no entries follow) */
+	int rule;		/* header, entry or checksum rule broken (DIR_MAGIC: no entries follow) */
+};
+struct stalefs_dir_scan_ops {
+	int flags;		/* STALEFS_DIR_ITER_EMPTY */
+	stalefs_dir_iter_fn entry;
+	int (*bad_block)(stalefs_fs *fs, const struct stalefs_dirblock_info *b, void *priv);
+	/* STALEFS_R_DIR_REC_LEN: the rest of the block is lost; NAME_LEN: this entry is skipped */
+	int (*bad_entry)(stalefs_fs *fs, const struct stalefs_dirent_info *de, int rule, void *priv);
+	/* the extent tree has bad_nodes damaged nodes: the blocks behind them are not scanned */
+	int (*bad_tree)(stalefs_fs *fs, u32 dir, int bad_nodes, void *priv);
+};
+int stalefs_dir_scan(stalefs_fs *fs, u32 dir, const struct stalefs_inode *inode,
+		     const struct stalefs_dir_scan_ops *ops, void *priv);
+/* The entries of one block (lblk, pblk say where it is), judged by stalefs_verify_dirent_fit. */
+int stalefs_dirblock_entries(stalefs_fs *fs, const void *block, u32 lblk, u64 pblk,
+			     const struct stalefs_dir_scan_ops *ops, void *priv);
 errcode_t stalefs_lookup(stalefs_fs *fs, u32 dir, const char *name, size_t len, u32 *ino);
 errcode_t stalefs_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 file_type);
 errcode_t stalefs_unlink(stalefs_fs *fs, u32 dir, const char *name, u32 *ino);

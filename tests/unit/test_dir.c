@@ -463,6 +463,121 @@ START_TEST(damaged_dir_block)
 }
 END_TEST
 
+/* What the tolerant scan met: entries per block, and the damage it named. */
+struct scan_seen {
+	u32 per_block[64], entries;
+	u32 bad_blocks[64], bad_rec_len[64], bad_name_len[64];
+	int tree;
+};
+
+static int scan_entry_cb(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *priv)
+{
+	struct scan_seen *s = priv;
+
+	(void)fs;
+	ck_assert_uint_lt(de->lblk, 64);
+	s->per_block[de->lblk]++;
+	s->entries++;
+	return 0;
+}
+
+static int scan_bad_block(stalefs_fs *fs, const struct stalefs_dirblock_info *b, void *priv)
+{
+	(void)fs;
+	ck_assert_int_ne(b->rule, 0);
+	((struct scan_seen *)priv)->bad_blocks[b->lblk]++;
+	return 0;
+}
+
+static int scan_bad_entry(stalefs_fs *fs, const struct stalefs_dirent_info *de, int rule, void *priv)
+{
+	struct scan_seen *s = priv;
+
+	(void)fs;
+	if (rule == STALEFS_R_DIR_REC_LEN)
+		s->bad_rec_len[de->lblk]++;
+	else if (rule == STALEFS_R_DIR_NAME_LEN)
+		s->bad_name_len[de->lblk]++;
+	else
+		ck_abort_msg("unexpected entry rule %d", rule);
+	return 0;
+}
+
+static int scan_bad_tree(stalefs_fs *fs, u32 dir, int bad_nodes, void *priv)
+{
+	(void)fs;
+	(void)dir;
+	((struct scan_seen *)priv)->tree += bad_nodes;
+	return 0;
+}
+
+static const struct stalefs_dir_scan_ops scan_ops = {
+	.entry = scan_entry_cb, .bad_block = scan_bad_block, .bad_entry = scan_bad_entry, .bad_tree = scan_bad_tree,
+};
+
+/* The scan goes on past damaged blocks and entries and says what it lost. */
+START_TEST(scan_past_damage)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs(&s, 16 << 20, 1024);
+	struct stalefs_inode inode;
+	struct scan_seen clean, seen;
+	struct stalefs_dir_entry *de;
+	u32 dir, i, ino;
+	u64 pblk;
+	u16 flags;
+	char name[300];
+	u8 buf[1024];
+	const u32 hdr = sizeof(struct stalefs_dir_block);
+
+	ck_ok(stalefs_mkdir(fs, STALEFS_ROOT_INO, "big", 0755, 0, 0, &dir));
+	for (i = 0; i < 120; i++) {
+		name_of(i, name);
+		ck_ok(stalefs_create(fs, dir, name, STALEFS_S_IFREG | 0644, 0, 0, &ino));
+	}
+	ck_ok(stalefs_read_inode(fs, dir, &inode));
+	memset(&clean, 0, sizeof(clean));
+	ck_assert_int_eq(stalefs_dir_scan(fs, dir, &inode, &scan_ops, &clean), 0);
+	ck_assert_uint_eq(clean.entries, 122);	/* and . and .. */
+	ck_assert_uint_gt(clean.per_block[3], 1);
+
+	/* Block 1: the chain breaks at its first entry. */
+	ck_ok(stalefs_bmap(fs, dir, 1, &pblk, &flags));
+	ck_ok(stalefs_read_block(fs, pblk, buf));
+	de = (void *)(buf + hdr);
+	de->rec_len = cpu_to_le16(3);
+	ck_ok(stalefs_write_block(fs, pblk, buf));
+	/* Block 2: one bit of its last byte: only the checksum (or a name) knows. */
+	ck_ok(stalefs_bmap(fs, dir, 2, &pblk, &flags));
+	ck_ok(stalefs_read_block(fs, pblk, buf));
+	buf[sizeof(buf) - 1] ^= 1;
+	ck_ok(stalefs_write_block(fs, pblk, buf));
+	/* Block 3: its first entry in use with no name. */
+	ck_ok(stalefs_bmap(fs, dir, 3, &pblk, &flags));
+	ck_ok(stalefs_read_block(fs, pblk, buf));
+	de = (void *)(buf + hdr);
+	de->name_len = 0;
+	stalefs_dirblock_set_csum(fs->seed, buf, sizeof(buf));
+	ck_ok(stalefs_write_block(fs, pblk, buf));
+
+	ck_assert_int_ne(stalefs_dir_iterate(fs, dir, 0, collect_cb,
+					     &(struct collect){ .max_ino = 0 }), 0);	/* the strict one stops */
+	memset(&seen, 0, sizeof(seen));
+	ck_assert_int_eq(stalefs_dir_scan(fs, dir, &inode, &scan_ops, &seen), 0);
+	ck_assert_uint_eq(seen.bad_blocks[1], 1);
+	ck_assert_uint_eq(seen.bad_blocks[2], 1);
+	ck_assert_uint_eq(seen.bad_blocks[3], 1);
+	ck_assert_uint_eq(seen.bad_rec_len[1], 1);
+	ck_assert_uint_eq(seen.bad_name_len[3], 1);
+	ck_assert_uint_eq(seen.per_block[1], 0);
+	ck_assert_uint_eq(seen.per_block[2], clean.per_block[2]);
+	ck_assert_uint_eq(seen.per_block[3], clean.per_block[3] - 1);
+	ck_assert_uint_eq(seen.entries, clean.entries - clean.per_block[1] - 1);
+	ck_assert_int_eq(seen.tree, 0);
+	scratch_done(&s);
+}
+END_TEST
+
 Suite *dir_suite(void)
 {
 	Suite *s = suite_create("dir");
@@ -477,6 +592,7 @@ Suite *dir_suite(void)
 	tcase_add_test(tc, symlink_sizes);
 	tcase_add_test(tc, create_fails_cleanly);
 	tcase_add_test(tc, damaged_dir_block);
+	tcase_add_test(tc, scan_past_damage);
 	suite_add_tcase(s, tc);
 	return s;
 }
