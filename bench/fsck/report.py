@@ -5,6 +5,7 @@ import os
 import platform
 import sys
 
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import report  # noqa: E402  bench/report.py, the shared helpers
 
