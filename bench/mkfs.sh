@@ -8,27 +8,16 @@
 #
 # Environment: RUNS (7), RUNS_D (5), BENCH_TMP (/var/tmp: on the host's disk,
 # not tmpfs), STALEFS_MKFS (build/mkfs.stalefs), SKIP_D=1 to skip part 2.
+# Set-up: bench/lib.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 RUNS=${RUNS:-7}
 RUNS_D=${RUNS_D:-5}
-MKFS=${STALEFS_MKFS:-$top/build/mkfs.stalefs}
-BENCH_TMP=${BENCH_TMP:-/var/tmp}
-export BENCH_TMP
-BENCH_OUT=${BENCH_OUT:-$top/build/bench}
 
-for tool in "$MKFS" mke2fs mkfs.xfs python3; do
-	command -v "$tool" >/dev/null || { echo "bench/mkfs.sh: $tool not found (make programs; tools/install-deps)" >&2; exit 1; }
-done
-mkdir -p "$BENCH_OUT"
-# Other work on the machine shows in the spread; the report records the load.
-BENCH_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
-export BENCH_LOAD
-work=$(mktemp -d "$BENCH_TMP/stalefs-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-raw=$BENCH_OUT/mkfs.jsonl
-: >"$raw"
+bench_need bench/mkfs.sh "$MKFS" mke2fs mkfs.xfs python3
+bench_start mkfs
 img=$work/target.img
 
 # measure BENCH CASE TOOL SIZE -- command...  (one run, appended to $raw)
@@ -36,8 +25,7 @@ measure() {
 	local bench=$1 case=$2 tool=$3 size=$4
 	shift 5
 	python3 "$here/measure.py" --label "$tool" --runs 1 --target "$img" --size "$size" -- "$@" |
-		python3 -c 'import json,sys; d=json.load(sys.stdin); d.update(bench=sys.argv[1], case=sys.argv[2]); print(json.dumps(d))' \
-			"$bench" "$case" >>"$raw"
+		bench_tag bench="$bench" case="$case" >>"$raw"
 }
 
 for size in 64G 1T; do
@@ -52,7 +40,7 @@ done
 rm -f "$BENCH_OUT/gentree.txt"
 if [ "${SKIP_D:-0}" != 1 ]; then
 	tree=$work/tree
-	python3 "$here/gentree.py" "$tree" | tee "$BENCH_OUT/gentree.txt"
+	bench_tree "$tree" | tee "$BENCH_OUT/gentree.txt"
 	python3 "$here/protofile.py" "$tree" >"$work/tree.proto"
 	# One untimed pass reads the tree into the page cache for every tool alike.
 	cat "$work/tree.proto" >/dev/null

@@ -2,7 +2,13 @@
 """Turn raw measurements (JSON lines from measure.py, tagged with bench and
 case) into Markdown tables and merge them into bench/RESULTS.md: each
 benchmark owns the text between its begin/end markers, so benchmarks written
-by other scripts are left alone."""
+by other scripts are left alone.
+
+Also the shared module of the other benchmarks' reports (bench/fsck,
+bench/debugfs, bench/vm: they put bench/ first on sys.path and
+`import report`): merge() for a RESULTS.md section, load_runs() for JSON
+lines, med(), sh(), utc_now(), commit(), and the wall/CPU/RSS table of
+rusage.py's figures (fmt_spread(), rusage_rows())."""
 import argparse
 import datetime
 import json
@@ -21,6 +27,28 @@ TITLES = {
 }
 
 
+def load_runs(raw, *keys):
+    """JSON lines of RAW grouped by the value of KEYS: {value: [row, ...]},
+    {(value, value): [row, ...]} for two keys."""
+    runs = {}
+    for line in open(raw):
+        if not line.strip():
+            continue
+        d = json.loads(line)
+        k = tuple(d[key] for key in keys)
+        runs.setdefault(k[0] if len(k) == 1 else k, []).append(d)
+    return runs
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def commit(top):
+    """The checkout's short commit, or "?"."""
+    return sh("git -C %s rev-parse --short HEAD" % shlex.quote(top)) or "?"
+
+
 def sh(cmd):
     try:
         return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
@@ -36,14 +64,13 @@ def machine(top):
                 cpu = line.split(":", 1)[1].strip()
                 break
     return [
-        "- date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "- date: %s" % utc_now(),
         "- machine: %d CPUs (`nproc`), %s, kernel %s, %s" % (os.cpu_count(), cpu, platform.release(),
                                                            platform.machine()),
         "- target directory on: %s; load average when the run started: %s" % (
             sh("findmnt -n -o FSTYPE,SOURCE -T %s" % shlex.quote(os.environ.get("BENCH_TMP", "/var/tmp"))),
             os.environ.get("BENCH_LOAD", "?")),
-        "- stalefs: commit %s; %s; %s" % (sh("git -C %s rev-parse --short HEAD" % shlex.quote(top)) or "?",
-                                          sh("mke2fs -V 2>&1 | head -1"), sh("mkfs.xfs -V")),
+        "- stalefs: commit %s; %s; %s" % (commit(top), sh("mke2fs -V 2>&1 | head -1"), sh("mkfs.xfs -V")),
     ]
 
 
@@ -67,6 +94,27 @@ def ratio(a, b):
         return "–"
     r = a / b
     return "%.2f×" % r if r >= 0.1 else "%.3f×" % r
+
+
+def fmt_spread(vals, unit, scale=1.0, digits=3):
+    """median UNIT (min – max), each scaled by SCALE."""
+    m = med(vals) * scale
+    return "%.*f %s (%.*f – %.*f)" % (digits, m, unit, digits, min(vals) * scale, digits, max(vals) * scale)
+
+
+# The figures of bench/fsck/rusage.py: key, unit, scale, row name.
+RUSAGE = (("wall", "s", 1, "wall time"), ("cpu", "s", 1, "CPU time (user+sys)"),
+          ("maxrss_kb", "MB", 1 / 1024, "peak RSS"))
+
+
+def rusage_rows(a, b):
+    """Table rows "| figure | A | B | A÷B |" of rusage.py's figures; A and B map a key to its runs' values."""
+    rows = []
+    for key, unit, scale, name in RUSAGE:
+        va, vb = a(key), b(key)
+        r = med(va) / med(vb) if med(vb) else float("nan")
+        rows.append("| %s | %s | %s | %.2f× |" % (name, fmt_spread(va, unit, scale), fmt_spread(vb, unit, scale), r))
+    return rows
 
 
 def section(bench, rows, work):
@@ -139,6 +187,9 @@ def section(bench, rows, work):
 
 
 def merge(results, name, body):
+    """Put BODY (lines) between NAME's begin/end markers in RESULTS, replacing
+    what was there or appending; the rest of the file is left alone.
+    Returns the block written, markers included."""
     begin, end = "<!-- begin %s -->" % name, "<!-- end %s -->" % name
     block = "\n".join([begin] + body + [end])
     if os.path.exists(results):
@@ -153,6 +204,7 @@ def merge(results, name, body):
         text = text.rstrip("\n") + "\n\n" + block + "\n"
     with open(results, "w") as f:
         f.write(text)
+    return block
 
 
 def main():

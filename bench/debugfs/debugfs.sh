@@ -11,40 +11,33 @@
 # Results: bench/RESULTS.md section "debugfs"; raw lines in $BENCH_OUT/debugfs.jsonl.
 #
 # Environment: RUNS (5), BENCH_TMP (/var/tmp), STALEFS_DEBUGFS, STALEFS_MKFS
-# (build/...).  Needs root (a loop mount, see below).
+# (build/...).  Needs root (a loop mount, see below).  Set-up: bench/lib.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/../lib.sh"
 RUNS=${RUNS:-5}
 DEBUGFS=${STALEFS_DEBUGFS:-$top/build/debugfs.stalefs}
-MKFS=${STALEFS_MKFS:-$top/build/mkfs.stalefs}
-BENCH_TMP=${BENCH_TMP:-/var/tmp}
-BENCH_OUT=${BENCH_OUT:-$top/build/bench}
 FLAT=100000
 
-for tool in "$DEBUGFS" "$MKFS" mke2fs debugfs python3 /usr/bin/time; do
-	command -v "$tool" >/dev/null || { echo "bench/debugfs/debugfs.sh: $tool not found (make programs; tools/install-deps)" >&2; exit 1; }
-done
-mkdir -p "$BENCH_OUT"
-work=$(mktemp -d "$BENCH_TMP/stalefs-debugfs-bench.XXXXXX")
-trap 'umount "$work/mnt" 2>/dev/null || true; rm -rf "$work"' EXIT
-raw=$BENCH_OUT/debugfs.jsonl
-: >"$raw"
-load=$(cut -d' ' -f1-3 /proc/loadavg)
+bench_need bench/debugfs/debugfs.sh "$DEBUGFS" "$MKFS" mke2fs debugfs python3 /usr/bin/time
+# shellcheck disable=SC2016,SC2034  # evaluated by bench/lib.sh's exit trap
+bench_on_exit='umount "$work/mnt" 2>/dev/null || true'
+bench_start debugfs
 
 tree=$work/tree
-python3 "$top/bench/gentree.py" "$tree"
+bench_tree "$tree"
 echo "populating images (untimed)"
 # mke2fs -d adds each entry by scanning its whole directory (1.47.0's
 # ext2fs_link), so one directory of 100,000 entries would take it tens of
 # minutes: ext4 gets the gentree tree by mke2fs -d and /flat from the kernel
 # through a loop mount (an indexed directory, as ext4 makes them); e2fsck
 # then checks the image.  mkfs.stalefs -d takes the tree with /flat in it.
-mke2fs -q -t ext4 -F -d "$tree" "$work/ext4.img" 4G
+bench_image ext4 "$tree"
 python3 -c 'import os, sys
 os.mkdir(sys.argv[1])
 for i in range(int(sys.argv[2])): open(os.path.join(sys.argv[1], "f%06d" % i), "w").close()' "$tree/flat" "$FLAT"
-"$MKFS" -q -d "$tree" "$work/stalefs.img" 4G
+bench_image stalefs "$tree"
 mkdir "$work/mnt"
 mount -o loop "$work/ext4.img" "$work/mnt"
 cp -a "$tree/flat" "$work/mnt/flat"
@@ -92,9 +85,8 @@ for ((r = 0; r < RUNS; r++)); do
 	for bench in ls ncheck; do
 		for tool in stalefs ext4; do
 			cmd_for $tool $bench
-			python3 "$top/bench/fsck/rusage.py" "$tool" "${cmd[@]}" |
-				python3 -c 'import json,sys; d=json.load(sys.stdin); d["bench"]=sys.argv[1]; print(json.dumps(d))' "$bench" >>"$raw"
+			bench_rusage "$tool" bench="$bench" -- "${cmd[@]}" >>"$raw"
 		done
 	done
 done
-python3 "$here/report.py" "$raw" "$load" "$top/bench/RESULTS.md"
+python3 "$here/report.py" "$raw" "$BENCH_LOAD" "$top/bench/RESULTS.md"

@@ -6,7 +6,8 @@
 # Results: build/bench/ab-logs/ab.log (raw lines) and the printed table.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/../lib.sh"
 (($# >= 2)) || { echo "usage: bench/vm/ab-run.sh OLD.ko NEW.ko [ROUNDS]" >&2; exit 2; }
 mkdir -p "$top/build/bench"
 # The guest reads the modules through the 9p root: copy them into the build.
@@ -18,8 +19,8 @@ cp "$2" "$top/build/bench/ab-new.ko"
 	echo "ROUNDS=${3:-3}"
 } >"$top/build/bench/ab.conf"
 logdir=$top/build/bench/ab-logs
-echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-TMPDIR=${BENCH_TMP:-/var/tmp} "$top/tests/vm/run-vm" --cache none --timeout 5400 --logdir "$logdir" \
+echo "load average at start: $BENCH_LOAD"
+TMPDIR=$BENCH_TMP "$top/tests/vm/run-vm" --cache none --timeout 5400 --logdir "$logdir" \
 	--module "$top/build/bench/ab-new.ko" "$here/ab.sh"
 python3 - "$logdir/ab.log" <<'PY'
 import re, statistics, sys

@@ -5,13 +5,14 @@ bench/RESULTS.md: a table per figure with the median, min - max and the
 number of runs, the ratios the issue's targets are stated in, and whether
 each target was met."""
 import argparse
-import datetime
 import glob
 import json
 import os
-import re
-import statistics
-import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from report import commit, med, merge, sh, utc_now  # noqa: E402  bench/report.py, the shared helpers
 
 FS = ("stalefs", "ext4", "xfs")
 RAND_CASES = (("stalefs", "unwritten", "stalefs, unwritten (fallocate)"),
@@ -31,10 +32,6 @@ META = (("one", "create", "create (+ syncfs)"), ("one", "stat", "stat by path, c
         ("one", "ls", "`ls -l` (readdir + lstat), cold cache"), ("one", "unlink", "unlink (+ syncfs)"),
         ("many", "create", "create (+ syncfs)"), ("many", "stat", "stat by path, cold cache"),
         ("many", "unlink", "unlink (+ syncfs)"))
-
-
-def med(v):
-    return statistics.median(v)
 
 
 def spread(v, f):
@@ -107,20 +104,27 @@ def rand_section(fio, mode, title, what):
     return lines
 
 
+def fs_cells(values, show, unit=""):
+    """One cell "MEDIAN[UNIT] (MIN – MAX)" per filesystem of FS ("–" where VALUES(fs) is empty),
+    and the medians {fs: median}; SHOW formats one number."""
+    cells, meds = [], {}
+    for fs in FS:
+        v = values(fs)
+        if v:
+            meds[fs] = med(v)
+            cells.append("%s%s (%s)" % (show(med(v)), unit, spread(v, show)))
+        else:
+            cells.append("–")
+    return cells, meds
+
+
 def seq_section(fio):
     lines = ["### Sequential, 256 MiB, one file", "",
              "| figure | stalefs MB/s | ext4 MB/s | xfs MB/s | stalefs ÷ better peer | target ≥ 0.9× |",
              "|---|---:|---:|---:|---:|---|"]
     for bench, rw, label in SEQ:
-        cells, meds = [], {}
-        for fs in FS:
-            jobs = fio.get((bench, fs), [])
-            v = [j[rw]["bw_bytes"] / 1e6 for j in jobs]
-            if v:
-                meds[fs] = med(v)
-                cells.append("%.0f (%s)" % (med(v), spread(v, lambda x: "%.0f" % x)))
-            else:
-                cells.append("–")
+        cells, meds = fs_cells(lambda fs: [j[rw]["bw_bytes"] / 1e6 for j in fio.get((bench, fs), [])],
+                               lambda x: "%.0f" % x)
         peer = max([meds[f] for f in ("ext4", "xfs") if f in meds] or [0])
         r = meds["stalefs"] / peer if peer and "stalefs" in meds else None
         lines.append("| %s | %s | %s | %s |" % (label, " | ".join(cells), "%.2f×" % r if r else "–",
@@ -148,14 +152,7 @@ def meta_section(results, conf):
     for st, op, label in META:
         # Issue 13: create and unlink no slower than the better peer; stat and ls within 1/0.9.
         limit = 1.0 if op in ("create", "unlink") else 1 / 0.9
-        cells, meds = [], {}
-        for fs in FS:
-            v = t.get((st, op, fs))
-            if v:
-                meds[fs] = med(v)
-                cells.append("%.2f s (%s)" % (med(v), spread(v, lambda x: "%.2f" % x)))
-            else:
-                cells.append("–")
+        cells, meds = fs_cells(lambda fs: t.get((st, op, fs)), lambda x: "%.2f" % x, " s")
         peer = min([meds[f] for f in ("ext4", "xfs") if f in meds] or [0])
         r = meds["stalefs"] / peer if peer and "stalefs" in meds else None
         lines.append("| %s | %s | %s | %s | %s |" % (sets[st], label, " | ".join(cells),
@@ -190,18 +187,12 @@ def main():
     fio = load_fio(a.results)
     conf = info(a.results)
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-    def sh(c):
-        return subprocess.run(c, shell=True, capture_output=True, text=True).stdout.strip()
-
     mounts = []
     p = os.path.join(a.results, "mounts.txt")
     if os.path.exists(p):
         mounts = ["    " + l.split(" ", 2)[2].strip() for l in open(p) if l.strip()]
     body = ["## In the VM: random writes, sequential I/O, metadata (stalefs, ext4, XFS)", "",
-            "- date: %s; stalefs commit %s" % (
-                datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                sh("git -C %s rev-parse --short HEAD" % top) or "?"),
+            "- date: %s; stalefs commit %s" % (utc_now(), commit(top)),
             "- guest: Linux %s under `qemu-system-x86_64 -accel tcg` (%s), %s vCPUs, %d MiB; host load "
             "average when the run started: %s" % (conf.get("kernel", "?"), sh("qemu-system-x86_64 --version | head -1"),
                                                    conf.get("cpus", "?"), int(conf.get("mem_kb", "0")) // 1024,
@@ -226,17 +217,7 @@ def main():
                          conf.get("rand_s", "?"))
     body += seq_section(fio)
     body += meta_section(a.results, conf)
-    begin, end = "<!-- begin vm -->", "<!-- end vm -->"
-    block = "\n".join([begin] + body + [end])
-    text = open(a.out).read() if os.path.exists(a.out) else "# Benchmark results\n"
-    pat = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
-    if pat.search(text):
-        text = pat.sub(lambda _: block, text)
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    with open(a.out, "w") as f:
-        f.write(text)
-    print(block)
+    print(merge(a.out, "vm", body))
 
 
 if __name__ == "__main__":

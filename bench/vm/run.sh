@@ -8,12 +8,11 @@
 # fsbench.sh lists (FILE_MB, RAND_S, META_SMALL, META_BIG, META_DIRS) are
 # passed to the guest through build/bench/fsbench.conf; BENCH_TMP
 # (/var/tmp: the disk image must be on a real disk, where O_DIRECT works);
-# VM_TIMEOUT (3600 s).
+# VM_TIMEOUT (3600 s).  Set-up: bench/lib.sh.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-BENCH_TMP=${BENCH_TMP:-/var/tmp}
-BENCH_OUT=${BENCH_OUT:-$top/build/bench}
+# shellcheck source=bench/lib.sh
+. "$here/../lib.sh"
 logdir=$BENCH_OUT/vm-logs
 
 for f in "$top/build/kernel/stalefs.ko" "$top/build/dirbench" "$top/build/stalefs-falloc" "$top/build/mkfs.stalefs"; do
@@ -29,7 +28,6 @@ for v in RAND_REPS SEQ_REPS META_REPS FILE_MB RAND_S META_SMALL META_BIG META_DI
 		echo "$v=${!v}" >>"$conf"
 	fi
 done
-load=$(cut -d' ' -f1-3 /proc/loadavg)
 rm -rf "$logdir"
 rc=0
 TMPDIR=$BENCH_TMP "$top/tests/vm/run-vm" --cache none --timeout "${VM_TIMEOUT:-3600}" --logdir "$logdir" \
@@ -38,5 +36,5 @@ if ((rc)); then
 	echo "bench/vm/run.sh: the VM benchmark failed; log in $logdir/fsbench.log" >&2
 	exit "$rc"
 fi
-python3 "$here/report.py" --results "$logdir/fsbench.results" --load "$load" --out "$top/bench/RESULTS.md"
+python3 "$here/report.py" --results "$logdir/fsbench.results" --load "$BENCH_LOAD" --out "$top/bench/RESULTS.md"
 echo "bench/vm/run.sh: results in bench/RESULTS.md"

@@ -1,0 +1,83 @@
+# shellcheck shell=bash
+# Set-up shared by the benchmark scripts (bench/mkfs.sh, bench/fsck/fsck.sh,
+# bench/debugfs/debugfs.sh, bench/vm/run.sh, bench/vm/ab-run.sh).  Source it
+# after `set -euo pipefail`:  . "$(dirname "$0")/../lib.sh"
+#
+# Sets: bench_dir (this directory) and top (the checkout); BENCH_TMP
+# (/var/tmp, exported) and BENCH_OUT (build/bench) unless the environment set
+# them; MKFS (STALEFS_MKFS, default build/mkfs.stalefs); BENCH_LOAD (exported),
+# the load average when the script started, for the report.
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$bench_dir/.." && pwd)
+BENCH_TMP=${BENCH_TMP:-/var/tmp}
+export BENCH_TMP
+BENCH_OUT=${BENCH_OUT:-$top/build/bench}
+MKFS=${STALEFS_MKFS:-$top/build/mkfs.stalefs}
+# Other work on the machine shows in the spread; the report records the load.
+BENCH_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
+export BENCH_LOAD
+bench_on_exit=	# a script may set it (after sourcing this) to a command run on exit
+
+# bench_need SCRIPT TOOL...: fail, naming SCRIPT, unless every TOOL is there.
+bench_need() {
+	local who=$1 tool
+	shift
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null || { echo "$who: $tool not found (make programs; tools/install-deps)" >&2; exit 1; }
+	done
+}
+
+# bench_start NAME: creates $BENCH_OUT, a fresh $work directory under
+# $BENCH_TMP (removed on exit, after running $bench_on_exit if the script set
+# it) and an empty $raw = $BENCH_OUT/NAME.jsonl for the raw JSON lines.
+bench_start() {
+	mkdir -p "$BENCH_OUT"
+	work=$(mktemp -d "$BENCH_TMP/stalefs-$1-bench.XXXXXX")
+	trap 'eval "$bench_on_exit"; rm -rf "$work"' EXIT
+	raw=$BENCH_OUT/$1.jsonl
+	: >"$raw"
+}
+
+# bench_tree DIR: bench/gentree.py's tree of 100,000 files in DIR, unless DIR exists.
+bench_tree() {
+	[ -d "$1" ] || python3 "$bench_dir/gentree.py" "$1"
+}
+
+# bench_image FS TREE: $work/FS.img, a 4 GiB sparse image populated from TREE
+# (FS stalefs: mkfs.stalefs -d; ext4: mke2fs -t ext4 -d).
+bench_image() {
+	case $1 in
+	stalefs) "$MKFS" -q -d "$2" "$work/stalefs.img" 4G ;;
+	ext4) mke2fs -q -t ext4 -F -d "$2" "$work/ext4.img" 4G ;;
+	*) echo "bench_image: unknown filesystem $1" >&2; exit 1 ;;
+	esac
+}
+
+# bench_tag KEY=VALUE...: copy JSON lines from stdin to stdout, each with the
+# keys added (string values, in this order).
+bench_tag() {
+	if (($# == 0)); then
+		cat
+		return
+	fi
+	python3 -c 'import json, sys
+tags = [a.split("=", 1) for a in sys.argv[1:]]
+for line in sys.stdin:
+    d = json.loads(line)
+    d.update(tags)
+    print(json.dumps(d))' "$@"
+}
+
+# bench_rusage LABEL [KEY=VALUE...] -- COMMAND...: run COMMAND once under
+# bench/fsck/rusage.py (wall time, CPU time, peak RSS); print its JSON line,
+# tagged with the keys.
+bench_rusage() {
+	local label=$1 tags=()
+	shift
+	while (($#)) && [[ $1 != -- ]]; do
+		tags+=("$1")
+		shift
+	done
+	shift
+	python3 "$bench_dir/fsck/rusage.py" "$label" "$@" | bench_tag ${tags[@]+"${tags[@]}"}
+}
