@@ -329,14 +329,15 @@ static void check_block(struct fsck_ctx *ctx, u8 *buf, const struct dir_block *d
 	}
 	while (off < bs) {
 		struct stalefs_dir_entry *de = (void *)(buf + off);
-		u32 rec_len = bs - off >= 8 ? le16_to_cpu(de->rec_len) : 0;
+		u32 rec_len = bs - off >= sizeof(*de) ? le16_to_cpu(de->rec_len) : 0;
+		int rule = stalefs_verify_dirent_fit(buf, bs, off);
 
 		memset(&p, 0, sizeof(p));
 		p.ino = b.dir;
 		p.lblk = b.lblk;
 		p.num = off;
 		p.num2 = rec_len;
-		if (rec_len < 8 || rec_len % 4 != 0 || rec_len > bs - off) {
+		if (rule == STALEFS_R_DIR_REC_LEN) {
 			if (fix_problem(ctx, PR_2_REC_LEN, &p)) {
 				if (b.lblk == 0 && index == 0) {
 					/* Nothing before it, not even '.': the block starts over. */
@@ -354,7 +355,7 @@ static void check_block(struct fsck_ctx *ctx, u8 *buf, const struct dir_block *d
 			}
 			break;
 		}
-		if (de->inode && (de->name_len == 0 || STALEFS_DIR_REC_LEN(de->name_len) > rec_len)) {
+		if (rule == STALEFS_R_DIR_NAME_LEN) {
 			p.num2 = de->name_len;
 			if (fix_problem(ctx, PR_2_NAME_LEN, &p))
 				clear_entry(&b, de);
