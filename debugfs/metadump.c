@@ -121,12 +121,13 @@ static void obfuscate_dirblock(struct md_ctx *c, u8 *blk)
 
 	if (le32_to_cpu(((struct stalefs_dir_block *)blk)->db_magic) != STALEFS_DIRBLK_MAGIC)
 		return;
-	while (off + sizeof(struct stalefs_dir_entry) <= bs) {
+	while (off < bs) {
 		struct stalefs_dir_entry *de = (void *)(blk + off);
-		u32 rec_len = le16_to_cpu(de->rec_len);
+		u32 rec_len;
 
-		if (rec_len < sizeof(*de) || rec_len % 4 || off + rec_len > bs)
+		if (stalefs_verify_dirent_fit(blk, bs, off) == STALEFS_R_DIR_REC_LEN)
 			break;	/* a broken chain: what follows is not trusted as names */
+		rec_len = le16_to_cpu(de->rec_len);
 		if (de->name_len && sizeof(*de) + de->name_len <= rec_len && !keep_name(de->name, de->name_len)) {
 			char name[STALEFS_NAME_LEN];
 
