@@ -94,6 +94,7 @@ u32 get_lost_and_found(struct fsck_ctx *ctx, bool create)
 	struct dir_info *di;
 	u32 ino = 0;
 	errcode_t err;
+	bool changed;
 	u64 pblk;
 	u16 flags;
 
@@ -129,6 +130,7 @@ u32 get_lost_and_found(struct fsck_ctx *ctx, bool create)
 	}
 	if (!create)
 		return 0;
+	changed = ctx->changed;
 	if (!fix_problem(ctx, PR_3_NO_LPF, &p)) {
 		ctx->lpf_ino = ~0u;
 		return 0;
@@ -137,6 +139,8 @@ u32 get_lost_and_found(struct fsck_ctx *ctx, bool create)
 	if (err) {
 		p.str = error_message(err);
 		fix_problem(ctx, PR_3_CREATE_FAILED, &p);
+		/* The yes changed nothing: the run is not "modified" because of it. */
+		ctx->changed = changed;
 		ctx->uncorrected = true;
 		ctx->lpf_ino = ~0u;
 		return 0;
@@ -221,17 +225,23 @@ static void unlink_child(struct fsck_ctx *ctx, u32 dir, u32 child)
 static void connect_dir(struct fsck_ctx *ctx, struct dir_info *di, bool loop)
 {
 	struct problem_ctx p;
+	bool changed;
 
 	memset(&p, 0, sizeof(p));
 	p.ino = di->ino;
 	p.ino2 = loop ? di->parent : di->dotdot;
+	changed = ctx->changed;
 	if (!fix_problem(ctx, loop ? PR_3_DIR_LOOP : PR_3_UNCONNECTED_DIR, &p))
 		return;
-	if (loop)
+	if (loop) {
 		unlink_child(ctx, di->parent, di->ino);
+		changed = true;
+	}
 	if (reconnect_file(ctx, di->ino)) {
 		di = dir_find(ctx, p.ino);	/* the list may have grown */
 		di->parent = ctx->lpf_ino;
+	} else if (!ctx->library_error) {
+		ctx->changed = changed;	/* nowhere to link it: the yes changed nothing */
 	}
 }
 

@@ -48,8 +48,16 @@ void pass4(struct fsck_ctx *ctx)
 
 				if (stalefs_read_inode_raw(fs, ino, &inode, &rule) == 0)
 					p.num = le16_to_cpu(inode.i_mode);
-				if (!fix_problem(ctx, PR_4_UNATTACHED, &p) || !reconnect_file(ctx, ino))
+				bool changed = ctx->changed;
+
+				if (!fix_problem(ctx, PR_4_UNATTACHED, &p))
 					continue;
+				if (!reconnect_file(ctx, ino)) {
+					/* Nowhere to link it: the yes changed nothing. */
+					if (!ctx->library_error)
+						ctx->changed = changed;
+					continue;
+				}
 			}
 			/* the lost+found link may have grown the arrays of another group, not this one */
 			gi = &ctx->groups[g];
