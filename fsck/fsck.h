@@ -258,7 +258,7 @@ void pass2(struct fsck_ctx *ctx);
 void pass3(struct fsck_ctx *ctx);
 bool fix_dotdot(struct fsck_ctx *ctx, struct dir_info *di, u32 parent);
 u32 get_lost_and_found(struct fsck_ctx *ctx, bool create);
-bool reconnect_file(struct fsck_ctx *ctx, u32 ino);
+bool reconnect_file(struct fsck_ctx *ctx, u32 ino, bool changed);
 void pass4(struct fsck_ctx *ctx);
 void pass5(struct fsck_ctx *ctx);
 

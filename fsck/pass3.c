@@ -163,8 +163,11 @@ u32 get_lost_and_found(struct fsck_ctx *ctx, bool create)
 	return ino;
 }
 
-/* Link ino into /lost+found as #ino. */
-bool reconnect_file(struct fsck_ctx *ctx, u32 ino)
+/*
+ * Link ino into /lost+found as #ino.  changed is ctx->changed from before the
+ * question whose yes asked for this: with no /lost+found that yes changed nothing.
+ */
+bool reconnect_file(struct fsck_ctx *ctx, u32 ino, bool changed)
 {
 	u32 lpf = get_lost_and_found(ctx, true);
 	char name[16];
@@ -176,6 +179,7 @@ bool reconnect_file(struct fsck_ctx *ctx, u32 ino)
 		p.ino = ino;
 		fix_problem(ctx, PR_3_NO_LPF_RECONNECT, &p);
 		ctx->uncorrected = true;
+		ctx->changed = changed;
 		return false;
 	}
 	snprintf(name, sizeof(name), "#%u", ino);
@@ -237,11 +241,9 @@ static void connect_dir(struct fsck_ctx *ctx, struct dir_info *di, bool loop)
 		unlink_child(ctx, di->parent, di->ino);
 		changed = true;
 	}
-	if (reconnect_file(ctx, di->ino)) {
+	if (reconnect_file(ctx, di->ino, changed)) {
 		di = dir_find(ctx, p.ino);	/* the list may have grown */
 		di->parent = ctx->lpf_ino;
-	} else if (!ctx->library_error) {
-		ctx->changed = changed;	/* nowhere to link it: the yes changed nothing */
 	}
 }
 

@@ -44,20 +44,13 @@ void pass4(struct fsck_ctx *ctx)
 			p.ino = ino;
 			if (gi->counted[i] == 0 && ino != STALEFS_ROOT_INO && ft != STALEFS_FT_DIR) {
 				struct stalefs_inode inode;
+				bool changed = ctx->changed;	/* before the question */
 				int rule;
 
 				if (stalefs_read_inode_raw(fs, ino, &inode, &rule) == 0)
 					p.num = le16_to_cpu(inode.i_mode);
-				bool changed = ctx->changed;
-
-				if (!fix_problem(ctx, PR_4_UNATTACHED, &p))
+				if (!fix_problem(ctx, PR_4_UNATTACHED, &p) || !reconnect_file(ctx, ino, changed))
 					continue;
-				if (!reconnect_file(ctx, ino)) {
-					/* Nowhere to link it: the yes changed nothing. */
-					if (!ctx->library_error)
-						ctx->changed = changed;
-					continue;
-				}
 			}
 			/* the lost+found link may have grown the arrays of another group, not this one */
 			gi = &ctx->groups[g];

@@ -38,28 +38,30 @@ static int bad(int fd, size_t len, off_t off)
 	return (unsigned long long)off < start + length && (unsigned long long)off + len > start;
 }
 
-ssize_t pread(int fd, void *buf, size_t len, off_t off)
-{
-	static ssize_t (*real)(int, void *, size_t, off_t);
+typedef ssize_t (*pread_fn)(int, void *, size_t, off_t);
 
+/* A read of the bad spot fails; any other goes to the libc function called name. */
+static ssize_t faulty_read(const char *name, pread_fn *real, int fd, void *buf, size_t len, off_t off)
+{
 	if (bad(fd, len, off)) {
 		errno = EIO;
 		return -1;
 	}
-	if (!real)
-		real = (ssize_t (*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread");
-	return real(fd, buf, len, off);
+	if (!*real)
+		*real = (pread_fn)dlsym(RTLD_NEXT, name);
+	return (*real)(fd, buf, len, off);
+}
+
+ssize_t pread(int fd, void *buf, size_t len, off_t off)
+{
+	static pread_fn real;
+
+	return faulty_read("pread", &real, fd, buf, len, off);
 }
 
 ssize_t pread64(int fd, void *buf, size_t len, off_t off)
 {
-	static ssize_t (*real)(int, void *, size_t, off_t);
+	static pread_fn real;
 
-	if (bad(fd, len, off)) {
-		errno = EIO;
-		return -1;
-	}
-	if (!real)
-		real = (ssize_t (*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread64");
-	return real(fd, buf, len, off);
+	return faulty_read("pread64", &real, fd, buf, len, off);
 }
