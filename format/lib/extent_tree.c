@@ -185,9 +185,7 @@ static void vec_push(struct block_vec *v, u64 block)
 {
 	if (v->n == v->cap) {
 		v->cap = v->cap * 2 + 16;
-		v->b = realloc(v->b, v->cap * sizeof(*v->b));
-		if (!v->b)
-			stalefs_xmalloc((size_t)-1 / 2);	/* reports and aborts */
+		v->b = stalefs_xrealloc(v->b, v->cap * sizeof(*v->b));
 	}
 	v->b[v->n++] = block;
 }
