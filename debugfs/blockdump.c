@@ -93,7 +93,7 @@ static void explain_itable(u64 block, u32 grp, const u8 *buf)
 
 	printf("Inodes %u to %u\n", first, first + g->inodes_per_block - 1);
 	for (i = 0; i < g->inodes_per_block; i++) {
-		const struct stalefs_inode *in = (const void *)(buf + (size_t)i * STALEFS_INODE_SIZE);
+		const struct stalefs_inode *in = (const void *)(buf + (size_t)i * g->inode_size);
 		int rule;
 
 		if (!in->i_mode && !in->i_checksum)

@@ -35,7 +35,7 @@ const struct field inode_fields[] = {
 	{ "rdev", I(i_rdev), F_UINT, 0, 0 },
 	{ "ino", I(i_ino), F_UINT, 0, 0 },
 	{ "checksum", I(i_checksum), F_CSUM, 0, 0 },
-	{ "reserved0", I(i_reserved0), F_UINT, 0, 0 },
+	{ "xattr_block", I(i_xattr_block), F_UINT, 0, 0 },
 	{ "block[]", IB, 1, F_UINT, 1, STALEFS_IBLOCK_SIZE },
 	{ "reserved[]", offsetof(struct stalefs_inode, i_reserved), 1, F_UINT, 1, 24 },
 	/* the extent root in i_block: its header and its entries (leaf or index view) */

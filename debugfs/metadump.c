@@ -210,7 +210,7 @@ static void obfuscate_itable_block(u8 *blk, u32 first_ino)
 	u32 i, per = dbg.fs->geom.inodes_per_block;
 
 	for (i = 0; i < per; i++) {
-		struct stalefs_inode *in = (void *)(blk + (size_t)i * STALEFS_INODE_SIZE);
+		struct stalefs_inode *in = (void *)(blk + (size_t)i * dbg.fs->geom.inode_size);
 		u32 ino = first_ino + i;
 		bool csum_ok;
 

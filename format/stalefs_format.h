@@ -23,13 +23,15 @@
 #define STALEFS_EXT_MAGIC	0xF51Eu		/* extent header (root and nodes) */
 #define STALEFS_EXTBLK_MAGIC	0x58544C53u	/* "SLTX": extent tree node block */
 #define STALEFS_DIRBLK_MAGIC	0x52444C53u	/* "SLDR": directory block */
+#define STALEFS_XATTR_MAGIC	0x41584C53u	/* "SLXA": xattr block and in-inode xattr area */
 
 /* ---- geometry ---- */
 #define STALEFS_SUPER_OFFSET	1024	/* primary superblock: byte 1024 of the device */
 #define STALEFS_SUPER_SIZE	1024
 #define STALEFS_MIN_LOG_BLOCK	10	/* 1024 */
 #define STALEFS_MAX_LOG_BLOCK	12	/* 4096: the kernel needs block <= page */
-#define STALEFS_INODE_SIZE	256
+#define STALEFS_INODE_SIZE	256	/* struct stalefs_inode; s_inode_size may be larger */
+#define STALEFS_INODE_SIZE_MAX	1024	/* s_inode_size: a power of two, 256..min(this, block) */
 #define STALEFS_DESC_SIZE	64
 #define STALEFS_MIN_BLOCKS_PER_GROUP 256
 #define STALEFS_MAX_LOG_GROUP	28	/* at most 2^28 blocks in a group */
@@ -70,8 +72,10 @@
 
 #define STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE	0x0001	/* STALE extents may exist; s_stale_gid is set */
 #define STALEFS_FEATURE_RO_COMPAT_SPARSE_SUPER	0x0002	/* backups only in groups 1 and powers of 3, 5, 7 */
+#define STALEFS_FEATURE_RO_COMPAT_XATTR		0x0004	/* inodes may hold extended attributes (FORMAT.md 14) */
 #define STALEFS_FEATURE_RO_COMPAT_SUPP \
-	(STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE | STALEFS_FEATURE_RO_COMPAT_SPARSE_SUPER)
+	(STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE | STALEFS_FEATURE_RO_COMPAT_SPARSE_SUPER | \
+	 STALEFS_FEATURE_RO_COMPAT_XATTR)
 
 #define STALEFS_FEATURE_INCOMPAT_EXTENTS	0x0001	/* files are mapped by extent trees (always set) */
 #define STALEFS_FEATURE_INCOMPAT_FILETYPE	0x0002	/* directory entries carry the file type (always set) */
@@ -261,11 +265,48 @@ struct stalefs_inode {
 	__le32	i_rdev;			/* 0x5C device number (new_encode_dev) */
 	__le32	i_ino;			/* 0x60 this inode's own number */
 	__le32	i_checksum;		/* 0x64 crc of the 256 bytes, seeded with ino and generation */
-	__le64	i_reserved0;		/* 0x68 zero */
+	__le64	i_xattr_block;		/* 0x68 external xattr block, 0 for none (FORMAT.md 14) */
 	__u8	i_block[STALEFS_IBLOCK_SIZE];	/* 0x70 extent root or inline symlink */
 	__u8	i_reserved[24];		/* 0xE8 zero */
 };
 STALEFS_STATIC_ASSERT(sizeof(struct stalefs_inode) == STALEFS_INODE_SIZE, "inode is 256 bytes");
+
+/* ---- extended attributes (FORMAT.md 14) ---- */
+#define STALEFS_XATTR_INDEX_USER		1	/* "user." */
+#define STALEFS_XATTR_INDEX_POSIX_ACL_ACCESS	2	/* "system.posix_acl_access", empty suffix */
+#define STALEFS_XATTR_INDEX_POSIX_ACL_DEFAULT	3	/* "system.posix_acl_default", empty suffix */
+#define STALEFS_XATTR_INDEX_TRUSTED		4	/* "trusted." */
+#define STALEFS_XATTR_INDEX_SECURITY		6	/* "security." */
+#define STALEFS_XATTR_NAME_MAX			255	/* suffix bytes, as ext4 */
+
+/* In-inode area: bytes 256..s_inode_size of an inode slot; all zero = no attributes. */
+struct stalefs_xattr_ibody_header {
+	__le32	xh_magic;		/* 0x0 STALEFS_XATTR_MAGIC */
+	__le32	xh_checksum;		/* 0x4 crc of the area, seeded with ino and generation */
+	/* 0x8: entries */
+};
+STALEFS_STATIC_ASSERT(sizeof(struct stalefs_xattr_ibody_header) == 8, "in-inode xattr header is 8 bytes");
+
+/* External block, owned by exactly one inode (never shared). */
+struct stalefs_xattr_block {
+	__le32	xb_magic;		/* 0x00 STALEFS_XATTR_MAGIC */
+	__le32	xb_checksum;		/* 0x04 crc of the whole block */
+	__le64	xb_blocknr;		/* 0x08 this block's own number */
+	__le32	xb_owner;		/* 0x10 owning inode */
+	__le32	xb_owner_gen;		/* 0x14 owning inode's generation */
+	__le64	xb_reserved;		/* 0x18 zero */
+	/* 0x20: entries */
+};
+STALEFS_STATIC_ASSERT(sizeof(struct stalefs_xattr_block) == 32, "xattr block header is 32 bytes");
+
+/* One attribute: this, the name suffix, the value, zero padding to 4 bytes. */
+struct stalefs_xattr_entry {
+	__u8	xe_name_index;		/* 0x0 STALEFS_XATTR_INDEX_*; 0 ends the list */
+	__u8	xe_name_len;		/* 0x1 suffix bytes (0 only for the ACL indexes) */
+	__le16	xe_value_size;		/* 0x2 value bytes */
+	/* 0x4: name, then value */
+};
+STALEFS_STATIC_ASSERT(sizeof(struct stalefs_xattr_entry) == 4, "xattr entry header is 4 bytes");
 
 /* ---- i_mode file types (the Linux values, spelled out so the format needs no libc) ---- */
 #define STALEFS_S_IFMT		0170000

@@ -183,7 +183,6 @@ static bool fix_inode_rules(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode 
 		case STALEFS_R_INODE_RESERVED:
 			if (!fix_problem(ctx, PR_1_RESERVED_FIELDS, &p))
 				return true;
-			inode->i_reserved0 = 0;
 			memset(inode->i_reserved, 0, sizeof(inode->i_reserved));
 			break;
 		default:
@@ -478,7 +477,7 @@ static void scan_group(struct fsck_ctx *ctx, u32 group, u8 *chunk)
 
 			if (idx >= mark)
 				break;
-			memcpy(&inode, chunk + (size_t)slot * STALEFS_INODE_SIZE, sizeof(inode));
+			memcpy(&inode, chunk + (size_t)slot * g->inode_size, sizeof(inode));
 			if (ino < STALEFS_FIRST_INO && ino != STALEFS_ROOT_INO) {
 				check_reserved(ctx, ino, &inode);
 				continue;

@@ -388,7 +388,7 @@ static long live_inode_past_mark(struct fsck_ctx *ctx, u32 group, u32 mark)
 			struct stalefs_inode inode;
 			u32 ino = group * g->inodes_per_group + b * ipb + s + 1;
 
-			memcpy(&inode, buf + (size_t)s * STALEFS_INODE_SIZE, sizeof(inode));
+			memcpy(&inode, buf + (size_t)s * g->inode_size, sizeof(inode));
 			if (!le16_to_cpu(inode.i_mode) || !le16_to_cpu(inode.i_links_count) ||
 			    le64_to_cpu(inode.i_dtime) ||
 			    le64_to_cpu(inode.i_crtime) < le64_to_cpu(fs->sb.s_mkfs_time))

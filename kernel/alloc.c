@@ -649,8 +649,8 @@ static int itable_init_upto(struct super_block *sb, u32 group, struct stalefs_gr
 		lock_buffer(bh);
 		if (!edge)
 			set_buffer_uptodate(bh);
-		memset(bh->b_data + (s % ipb) * STALEFS_INODE_SIZE, 0,
-		       (end - s) * STALEFS_INODE_SIZE);
+		memset(bh->b_data + (s % ipb) * g->inode_size, 0,
+		       (end - s) * g->inode_size);
 		unlock_buffer(bh);
 		err = edge ? stalefs_dirty_metadata(NULL, sb, bh) : write_now(sb, &bh, 1);
 		brelse(bh);

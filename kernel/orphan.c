@@ -115,7 +115,7 @@ void stalefs_orphan_cleanup(struct super_block *sb)
 			}
 			if (ino < STALEFS_FIRST_INO)
 				continue;
-			raw = (void *)(bh->b_data + (slot % g->inodes_per_block) * STALEFS_INODE_SIZE);
+			raw = (void *)(bh->b_data + (slot % g->inodes_per_block) * g->inode_size);
 			if (!raw->i_mode || !(le32_to_cpu(raw->i_flags) & STALEFS_INODE_ORPHAN_FL) ||
 			    stalefs_verify_inode_csum(sbi->csum_seed, ino, raw))
 				continue;

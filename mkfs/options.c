@@ -15,7 +15,7 @@
 static int usage(void)
 {
 	fprintf(stderr,
-		"Usage: %s [-b block-size] [-N number-of-inodes] [-i bytes-per-inode]\n"
+		"Usage: %s [-b block-size] [-N number-of-inodes] [-i bytes-per-inode] [-I inode-size]\n"
 		"\t[-m reserved-blocks-percentage] [-g blocks-per-group] [-L volume-label]\n"
 		"\t[-U UUID] [-G stale-gid] [-O feature[,...]] [-E extended-option[,...]]\n"
 		"\t[-J size=journal-MiB]\n"
@@ -159,8 +159,8 @@ static int parse_gid(const char *s, u32 *out)
 
 /* The option letters' values before they are combined into o->params. */
 struct raw_options {
-	u32 block_size, inodes, bpi, bpg, rpct, stale_gid;
-	const char *label, *uuid, *features, *extended, *errors, *journal;
+	u32 block_size, inodes, bpi, bpg, rpct, stale_gid, inode_size;
+	const char *label, *uuid, *features, *extended, *errors, *journal, *inode_size_arg;
 };
 
 /*
@@ -192,6 +192,12 @@ static int parse_letter(int c, const char *arg, struct raw_options *r, struct mk
 		rc = parse_u32(arg, "invalid inode ratio: %s", &r->bpi);
 		if (!rc && (r->bpi < 1024 || r->bpi > 67108864))
 			rc = usage_error("invalid inode ratio: %s (1024 to 67108864)", arg);
+		break;
+	case 'I':
+		rc = parse_u32(arg, "invalid inode size: %s", &r->inode_size);
+		r->inode_size_arg = arg;
+		if (!rc && !stalefs_inode_size_valid(r->inode_size, STALEFS_INODE_SIZE_MAX))
+			rc = usage_error("invalid inode size: %s (256, 512 or 1024)", arg);
 		break;
 	case 'm':
 		rc = parse_u32(arg, "invalid reserved blocks percent: %s", &r->rpct);
@@ -236,7 +242,7 @@ int mkfs_parse_options(int argc, char **argv, struct mkfs_options *o)
 
 	memset(o, 0, sizeof(*o));
 	optind = 0;	/* GNU getopt: start over, also on a second call */
-	while ((c = getopt(argc, argv, "b:N:i:m:g:L:U:G:O:E:e:d:J:nFqV")) != -1) {
+	while ((c = getopt(argc, argv, "b:N:i:I:m:g:L:U:G:O:E:e:d:J:nFqV")) != -1) {
 		rc = parse_letter(c, optarg, &r, o);
 		if (rc)
 			return rc;
@@ -258,6 +264,9 @@ int mkfs_parse_options(int argc, char **argv, struct mkfs_options *o)
 	stalefs_mkfs_defaults(p, 0, r.block_size ? r.block_size : 4096);
 	p->inodes_count = r.inodes;
 	p->bytes_per_inode = r.bpi ? r.bpi : 16384;
+	p->inode_size = r.inode_size;
+	if (r.inode_size > p->block_size)
+		return usage_error("invalid inode size: %s (larger than the block size)", r.inode_size_arg);
 	p->blocks_per_group = r.bpg;
 	p->reserved_percent = r.rpct;
 	p->stale_gid = r.stale_gid;

@@ -95,3 +95,28 @@ void stalefs_dirblock_set_csum(u32 seed, void *block, u32 block_size)
 	((struct stalefs_dir_block *)block)->db_checksum =
 		cpu_to_le32(stalefs_dirblock_csum(seed, block, block_size));
 }
+
+u32 stalefs_xattr_block_csum(u32 seed, const void *block, u32 block_size)
+{
+	return csum_skip_field(seed, block, block_size,
+			       offsetof(struct stalefs_xattr_block, xb_checksum));
+}
+
+void stalefs_xattr_block_set_csum(u32 seed, void *block, u32 block_size)
+{
+	((struct stalefs_xattr_block *)block)->xb_checksum =
+		cpu_to_le32(stalefs_xattr_block_csum(seed, block, block_size));
+}
+
+/* Seeded like the inode, so an area left from a slot's earlier life does not verify. */
+u32 stalefs_xattr_ibody_csum(u32 seed, u32 ino, u32 generation, const void *area, u32 area_len)
+{
+	return csum_skip_field(crc_le32(crc_le32(seed, ino), generation), area, area_len,
+			       offsetof(struct stalefs_xattr_ibody_header, xh_checksum));
+}
+
+void stalefs_xattr_ibody_set_csum(u32 seed, u32 ino, u32 generation, void *area, u32 area_len)
+{
+	((struct stalefs_xattr_ibody_header *)area)->xh_checksum =
+		cpu_to_le32(stalefs_xattr_ibody_csum(seed, ino, generation, area, area_len));
+}

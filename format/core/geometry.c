@@ -78,7 +78,7 @@ void stalefs_ino_locate(const struct stalefs_geom *g, const struct stalefs_group
 	u32 index = (ino - 1) % g->inodes_per_group;
 
 	*block = le64_to_cpu(d->bg_inode_table) + index / g->inodes_per_block;
-	*offset = (index % g->inodes_per_block) * STALEFS_INODE_SIZE;
+	*offset = (index % g->inodes_per_block) * g->inode_size;
 }
 
 u32 stalefs_extblock_max_entries(u32 block_size)
@@ -107,8 +107,14 @@ static u32 div_round_up(u64 n, u64 d)
 	return (u32)((n + d - 1) / d);
 }
 
+bool stalefs_inode_size_valid(u32 inode_size, u32 block_size)
+{
+	return inode_size >= STALEFS_INODE_SIZE && inode_size <= STALEFS_INODE_SIZE_MAX &&
+	       inode_size <= block_size && (inode_size & (inode_size - 1)) == 0;
+}
+
 int stalefs_geom_init(struct stalefs_geom *g, u32 log_block_size, u64 blocks_count,
-		      u32 blocks_per_group, u32 inodes_per_group, bool sparse_super)
+		      u32 blocks_per_group, u32 inodes_per_group, u32 inode_size, bool sparse_super)
 {
 	u64 groups;
 
@@ -131,7 +137,10 @@ int stalefs_geom_init(struct stalefs_geom *g, u32 log_block_size, u64 blocks_cou
 	if (groups == 0 || groups > 0xFFFFFFFFULL)
 		return STALEFS_R_SB_BLOCKS_COUNT;
 	g->groups_count = (u32)groups;
-	g->inodes_per_block = g->block_size / STALEFS_INODE_SIZE;
+	if (!stalefs_inode_size_valid(inode_size, g->block_size))
+		return STALEFS_R_SB_INODE_SIZE;
+	g->inode_size = inode_size;
+	g->inodes_per_block = g->block_size / inode_size;
 	g->desc_per_block = g->block_size / STALEFS_DESC_SIZE;
 	if (inodes_per_group == 0 || inodes_per_group % g->inodes_per_block != 0 ||
 	    (u64)inodes_per_group * groups > 0xFFFFFFFFULL)
@@ -158,6 +167,7 @@ int stalefs_geom_from_super(struct stalefs_geom *g, const struct stalefs_super_b
 				     le64_to_cpu(sb->s_blocks_count),
 				     le32_to_cpu(sb->s_blocks_per_group),
 				     le32_to_cpu(sb->s_inodes_per_group),
+				     le16_to_cpu(sb->s_inode_size),
 				     le32_to_cpu(sb->s_feature_ro_compat) &
 					     STALEFS_FEATURE_RO_COMPAT_SPARSE_SUPER);
 	if (rule)

@@ -28,6 +28,7 @@ struct stalefs_geom {
 	u32 inodes_per_group;
 	u32 groups_count;
 	u32 inodes_count;
+	u32 inode_size;			/* s_inode_size: the stride of an inode table */
 	u32 inodes_per_block;
 	u32 desc_per_block;
 	u32 gdt_blocks;
@@ -40,7 +41,9 @@ struct stalefs_geom {
 
 /* Fills g from the counts that define a layout; returns a rule (0 = ok). */
 int stalefs_geom_init(struct stalefs_geom *g, u32 log_block_size, u64 blocks_count,
-		      u32 blocks_per_group, u32 inodes_per_group, bool sparse_super);
+		      u32 blocks_per_group, u32 inodes_per_group, u32 inode_size, bool sparse_super);
+/* s_inode_size is a power of two from 256 to the block size and STALEFS_INODE_SIZE_MAX. */
+bool stalefs_inode_size_valid(u32 inode_size, u32 block_size);
 int stalefs_geom_from_super(struct stalefs_geom *g, const struct stalefs_super_block *sb);
 
 bool stalefs_group_has_super(const struct stalefs_geom *g, u32 group);
@@ -256,6 +259,18 @@ enum stalefs_rule {
 	STALEFS_R_DIR_NAME,
 	STALEFS_R_DIR_FILE_TYPE,
 	STALEFS_R_DIR_INODE,
+	/* extended attributes: external block and in-inode area */
+	STALEFS_R_XATTR_MAGIC,
+	STALEFS_R_XATTR_CSUM,
+	STALEFS_R_XATTR_BLOCKNR,
+	STALEFS_R_XATTR_OWNER,
+	STALEFS_R_XATTR_RESERVED,
+	STALEFS_R_XATTR_INDEX,
+	STALEFS_R_XATTR_NAME,
+	STALEFS_R_XATTR_OVERRUN,
+	STALEFS_R_XATTR_PADDING,
+	STALEFS_R_XATTR_DUPLICATE,
+	STALEFS_R_XATTR_TAIL,
 	STALEFS_R_MAX
 };
 
@@ -292,6 +307,73 @@ int stalefs_verify_block_bitmap_csum(u32 seed, u32 group, const struct stalefs_g
 				     const void *bitmap, u32 len);
 int stalefs_verify_inode_bitmap_csum(u32 seed, u32 group, const struct stalefs_group_desc *d,
 				     const void *bitmap, u32 len);
+
+/* ---- extended attributes (xattr_rules.c; FORMAT.md 14) ----
+ * A region is the entry list of an xattr block (past its header) or of an in-inode area
+ * (past its 8-byte header).  Entries are packed from the region start; the list ends at
+ * an entry whose name index is 0, or at the region end. */
+struct stalefs_xattr_ref {
+	u32 off;			/* entry offset in the region */
+	u8 index;
+	u8 name_len;
+	u16 value_size;
+	const char *name;		/* name_len bytes, not NUL-terminated */
+	const u8 *value;
+};
+/* "user.x" -> USER, "x"; system.posix_acl_* -> their index, "".  False: no known prefix. */
+bool stalefs_xattr_split(const char *full, u8 *index, const char **suffix);
+/* The full-name prefix of an index ("user.", "system.posix_acl_access"), NULL if unknown. */
+const char *stalefs_xattr_prefix(u8 index);
+static inline u32 stalefs_xattr_entry_len(u32 name_len, u32 value_size)
+{
+	return (u32)sizeof(struct stalefs_xattr_entry) + ((name_len + value_size + 3) & ~3u);
+}
+/* Entry at off; false at the end of the list (or when the entry breaks a rule: check first). */
+bool stalefs_xattr_entry_at(const u8 *region, u32 len, u32 off, struct stalefs_xattr_ref *ref);
+/* Every rule of a region; *used (may be NULL) is the bytes the entries take. */
+int stalefs_xattr_region_check(const u8 *region, u32 len, u32 *used);
+/* Offset of the entry named (index, name), or -1. */
+int stalefs_xattr_find(const u8 *region, u32 len, u8 index, const char *name, u32 name_len);
+/* Bytes the entries take (region must have passed the check). */
+u32 stalefs_xattr_region_used(const u8 *region, u32 len);
+/* Removes the entry at off, closing the gap and zeroing the freed tail. */
+void stalefs_xattr_remove(u8 *region, u32 len, u32 off);
+/* Appends an entry; -1 when it does not fit (the caller says ENOSPC). */
+int stalefs_xattr_append(u8 *region, u32 len, u8 index, const char *name, u32 name_len,
+			 const void *value, u32 value_size);
+void stalefs_xattr_block_init(void *block, u32 block_size, u64 blocknr, u32 owner, u32 owner_gen);
+static inline u8 *stalefs_xattr_block_region(void *block)
+{
+	return (u8 *)block + sizeof(struct stalefs_xattr_block);
+}
+static inline u32 stalefs_xattr_block_region_len(u32 block_size)
+{
+	return block_size - (u32)sizeof(struct stalefs_xattr_block);
+}
+/* The in-inode area of a slot of g->inode_size bytes (len 0: inodes have none). */
+static inline u32 stalefs_xattr_ibody_len(const struct stalefs_geom *g)
+{
+	return g->inode_size > STALEFS_INODE_SIZE ? g->inode_size - STALEFS_INODE_SIZE : 0;
+}
+static inline u8 *stalefs_xattr_ibody_region(void *area)
+{
+	return (u8 *)area + sizeof(struct stalefs_xattr_ibody_header);
+}
+/* An area is empty (no attributes) while its header is all zero. */
+bool stalefs_xattr_ibody_empty(const void *area);
+void stalefs_xattr_ibody_init(void *area, u32 area_len);
+u32 stalefs_xattr_block_csum(u32 seed, const void *block, u32 block_size);
+void stalefs_xattr_block_set_csum(u32 seed, void *block, u32 block_size);
+u32 stalefs_xattr_ibody_csum(u32 seed, u32 ino, u32 generation, const void *area, u32 area_len);
+void stalefs_xattr_ibody_set_csum(u32 seed, u32 ino, u32 generation, void *area, u32 area_len);
+/* Header (magic, location, owner, reserved) and entries; the checksum is separate. */
+int stalefs_verify_xattr_block(const void *block, u32 block_size, u64 blocknr, u32 owner,
+			       u32 owner_gen);
+int stalefs_verify_xattr_block_csum(u32 seed, const void *block, u32 block_size);
+/* A non-empty in-inode area: magic and entries (checksum separate, below). */
+int stalefs_verify_xattr_ibody(const void *area, u32 area_len);
+int stalefs_verify_xattr_ibody_csum(u32 seed, u32 ino, u32 generation, const void *area,
+				    u32 area_len);
 
 /* ---- small helpers ---- */
 static inline const struct stalefs_extent_header *stalefs_inode_eh(const struct stalefs_inode *inode)

@@ -16,7 +16,7 @@ static const char *const rule_msgs[STALEFS_R_MAX] = {
 	[STALEFS_R_SB_INODES_PER_GROUP] = "inodes per group does not fit the group",
 	[STALEFS_R_SB_GROUPS_COUNT] = "groups count does not match the blocks count",
 	[STALEFS_R_SB_INODES_COUNT] = "inodes count is not inodes per group times groups",
-	[STALEFS_R_SB_INODE_SIZE] = "inode size is not 256",
+	[STALEFS_R_SB_INODE_SIZE] = "inode size is not a power of two from 256 to the block size",
 	[STALEFS_R_SB_DESC_SIZE] = "group descriptor size is not 64",
 	[STALEFS_R_SB_GDT_BLOCKS] = "group descriptor block count does not match the groups count",
 	[STALEFS_R_SB_FIRST_INO] = "first ordinary inode is not 11",
@@ -85,6 +85,17 @@ static const char *const rule_msgs[STALEFS_R_MAX] = {
 	[STALEFS_R_DIR_NAME] = "directory entry name contains '/' or NUL",
 	[STALEFS_R_DIR_FILE_TYPE] = "directory entry file type is unknown",
 	[STALEFS_R_DIR_INODE] = "directory entry inode number is out of range",
+	[STALEFS_R_XATTR_MAGIC] = "xattr block or in-inode area magic number is wrong",
+	[STALEFS_R_XATTR_CSUM] = "xattr block or in-inode area checksum does not match",
+	[STALEFS_R_XATTR_BLOCKNR] = "xattr block does not carry its own block number",
+	[STALEFS_R_XATTR_OWNER] = "xattr block belongs to another inode",
+	[STALEFS_R_XATTR_RESERVED] = "xattr block reserved field is not zero",
+	[STALEFS_R_XATTR_INDEX] = "xattr entry name index is unknown",
+	[STALEFS_R_XATTR_NAME] = "xattr entry name is empty, or set on an ACL entry",
+	[STALEFS_R_XATTR_OVERRUN] = "xattr entry runs past the end of its region",
+	[STALEFS_R_XATTR_PADDING] = "xattr entry padding is not zero",
+	[STALEFS_R_XATTR_DUPLICATE] = "xattr entry name appears twice",
+	[STALEFS_R_XATTR_TAIL] = "bytes after the last xattr entry are not zero",
 };
 
 const char *stalefs_rule_msg(int rule)
@@ -137,7 +148,8 @@ int stalefs_verify_super(const struct stalefs_super_block *sb)
 		return STALEFS_R_SB_INCOMPAT_MISSING;
 	if (le32_to_cpu(sb->s_log_block_size) > STALEFS_MAX_LOG_BLOCK - 10)
 		return STALEFS_R_SB_BLOCK_SIZE;
-	if (le16_to_cpu(sb->s_inode_size) != STALEFS_INODE_SIZE)
+	if (!stalefs_inode_size_valid(le16_to_cpu(sb->s_inode_size),
+				      1024u << le32_to_cpu(sb->s_log_block_size)))
 		return STALEFS_R_SB_INODE_SIZE;
 	if (le16_to_cpu(sb->s_desc_size) != STALEFS_DESC_SIZE)
 		return STALEFS_R_SB_DESC_SIZE;
@@ -277,7 +289,7 @@ int stalefs_verify_inode(const struct stalefs_geom *g, u32 ino, const struct sta
 		return STALEFS_R_INODE_NSEC;
 	if (size > (STALEFS_MAX_FILE_BLOCKS << g->log_block_size))
 		return STALEFS_R_INODE_SIZE;
-	if (inode->i_reserved0 != 0 || !all_zero(inode->i_reserved, sizeof(inode->i_reserved)))
+	if (!all_zero(inode->i_reserved, sizeof(inode->i_reserved)))
 		return STALEFS_R_INODE_RESERVED;
 	return 0;
 }

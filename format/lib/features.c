@@ -15,6 +15,7 @@ static const struct {
 	{ 0, STALEFS_FEATURE_COMPAT_HAS_JOURNAL, "has_journal" },
 	{ 1, STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE, "nohide_stale" },
 	{ 1, STALEFS_FEATURE_RO_COMPAT_SPARSE_SUPER, "sparse_super" },
+	{ 1, STALEFS_FEATURE_RO_COMPAT_XATTR, "xattr" },
 	{ 2, STALEFS_FEATURE_INCOMPAT_EXTENTS, "extents" },
 	{ 2, STALEFS_FEATURE_INCOMPAT_FILETYPE, "filetype" },
 	{ 2, STALEFS_FEATURE_INCOMPAT_RECOVER, "needs_recovery" },

@@ -31,7 +31,7 @@ void stalefs_mkfs_defaults(struct stalefs_mkfs_params *p, u64 bytes, u32 block_s
 	p->reserved_percent = 5;
 	p->stale_gid = STALEFS_STALE_GID_NONE;
 	p->feature_compat = STALEFS_FEATURE_COMPAT_LAZY_ITABLE | STALEFS_FEATURE_COMPAT_HAS_JOURNAL;
-	p->feature_ro_compat = STALEFS_FEATURE_RO_COMPAT_SPARSE_SUPER;
+	p->feature_ro_compat = STALEFS_FEATURE_RO_COMPAT_SPARSE_SUPER | STALEFS_FEATURE_RO_COMPAT_XATTR;
 	p->feature_incompat = STALEFS_FEATURE_INCOMPAT_REQUIRED;
 	p->errors = STALEFS_ERRORS_CONTINUE;
 	p->root_mode = 0755;
@@ -81,7 +81,7 @@ static errcode_t layout_journal(const struct stalefs_mkfs_params *p, struct stal
 errcode_t stalefs_mkfs_layout(const struct stalefs_mkfs_params *p, struct stalefs_super_block *sb,
 			      struct stalefs_geom *g)
 {
-	u32 bs = p->block_size, bpg = p->blocks_per_group, ipb, ipg, groups;
+	u32 bs = p->block_size, bpg = p->blocks_per_group, ipb, ipg, groups, isz;
 	u64 blocks = p->blocks_count;
 	int rule;
 
@@ -99,7 +99,10 @@ errcode_t stalefs_mkfs_layout(const struct stalefs_mkfs_params *p, struct stalef
 		if (bpg > blocks && blocks >= STALEFS_MIN_BLOCKS_PER_GROUP)
 			bpg = ceil_pow2(blocks) >= STALEFS_MIN_BLOCKS_PER_GROUP ? ceil_pow2(blocks) : bpg;
 	}
-	ipb = bs / STALEFS_INODE_SIZE;
+	isz = p->inode_size ? p->inode_size : STALEFS_INODE_SIZE;
+	if (!stalefs_inode_size_valid(isz, bs))
+		return STALEFS_ERR_BAD_ARGUMENT;
+	ipb = bs / isz;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		groups = (u32)((blocks + bpg - 1) / bpg);
 		if (groups == 0)
@@ -114,7 +117,7 @@ errcode_t stalefs_mkfs_layout(const struct stalefs_mkfs_params *p, struct stalef
 		ipg = (ipg + ipb - 1) / ipb * ipb;
 		if ((u64)ipg * groups > 0xFFFFFFFFULL)
 			ipg = (u32)(0xFFFFFFFFULL / groups / ipb * ipb);
-		rule = stalefs_geom_init(g, log2_u32(bs), blocks, bpg, ipg,
+		rule = stalefs_geom_init(g, log2_u32(bs), blocks, bpg, ipg, isz,
 					 p->feature_ro_compat & STALEFS_FEATURE_RO_COMPAT_SPARSE_SUPER);
 		if (rule == STALEFS_R_SB_BLOCKS_COUNT && attempt == 0 && groups > 1) {
 			/* The last group cannot hold its own metadata: leave it off, as mke2fs does. */
@@ -141,7 +144,7 @@ errcode_t stalefs_mkfs_layout(const struct stalefs_mkfs_params *p, struct stalef
 	sb->s_blocks_per_group = cpu_to_le32(g->blocks_per_group);
 	sb->s_inodes_per_group = cpu_to_le32(g->inodes_per_group);
 	sb->s_groups_count = cpu_to_le32(g->groups_count);
-	sb->s_inode_size = cpu_to_le16(STALEFS_INODE_SIZE);
+	sb->s_inode_size = cpu_to_le16((u16)isz);
 	sb->s_desc_size = cpu_to_le16(STALEFS_DESC_SIZE);
 	sb->s_feature_compat = cpu_to_le32(p->feature_compat);
 	sb->s_feature_ro_compat = cpu_to_le32(p->feature_ro_compat);

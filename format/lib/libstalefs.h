@@ -363,6 +363,7 @@ struct stalefs_mkfs_params {
 	u32 blocks_per_group;		/* 0: chosen from the size */
 	u32 inodes_count;		/* 0: from bytes_per_inode */
 	u32 bytes_per_inode;		/* 0: 16384 */
+	u32 inode_size;			/* s_inode_size; 0: STALEFS_INODE_SIZE (no in-inode xattrs) */
 	u32 reserved_percent;		/* blocks reserved for root, percent */
 	u8 uuid[16];
 	char label[32];

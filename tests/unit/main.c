@@ -14,6 +14,7 @@ int main(void)
 	srunner_add_suite(sr, group_meta_suite());
 	srunner_add_suite(sr, extent_rules_suite());
 	srunner_add_suite(sr, dir_rules_suite());
+	srunner_add_suite(sr, xattr_rules_suite());
 	srunner_add_suite(sr, alloc_suite());
 	srunner_add_suite(sr, extent_list_suite());
 	srunner_add_suite(sr, extent_tree_suite());

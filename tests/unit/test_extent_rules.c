@@ -107,7 +107,7 @@ START_TEST(node_heads_verify)
 	const struct stalefs_ext one = { 5, 2, 4000, 0 };
 
 	ck_assert_ptr_nonnull(blk);
-	ck_assert_int_eq(stalefs_geom_init(&g, 10, 8192, 8192, 256, true), 0);
+	ck_assert_int_eq(stalefs_geom_init(&g, 10, 8192, 8192, 256, STALEFS_INODE_SIZE, true), 0);
 	memset(blk, 0xAB, bs);
 	stalefs_extblock_init(blk, bs, 777, 12, 34, 0, 1);
 	stalefs_ext_encode(stalefs_eh_extents(stalefs_extblock_eh(blk)), &one);

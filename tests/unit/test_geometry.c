@@ -24,7 +24,7 @@ START_TEST(sparse_super_groups)
 	u32 i, n = 0;
 
 	/* 8000 groups of 256 four-KiB blocks (125 GDT blocks fit in group 0). */
-	ck_assert_int_eq(stalefs_geom_init(&g, 12, 256ULL * 8000, 256, 16, true), 0);
+	ck_assert_int_eq(stalefs_geom_init(&g, 12, 256ULL * 8000, 256, 16, STALEFS_INODE_SIZE, true), 0);
 	ck_assert_uint_eq(g.groups_count, 8000);
 	for (i = 0; i < g.groups_count; i++) {
 		ck_assert_msg(stalefs_group_has_super(&g, i) == spec_has_backup(i), "group %u: has_super %d", i,
@@ -32,7 +32,7 @@ START_TEST(sparse_super_groups)
 		n += stalefs_group_has_super(&g, i);
 	}
 	ck_assert_uint_eq(n, 19);
-	ck_assert_int_eq(stalefs_geom_init(&g, 10, 256ULL * 100, 256, 16, false), 0);
+	ck_assert_int_eq(stalefs_geom_init(&g, 10, 256ULL * 100, 256, 16, STALEFS_INODE_SIZE, false), 0);
 	for (i = 0; i < g.groups_count; i++)
 		ck_assert(stalefs_group_has_super(&g, i));
 }
@@ -43,7 +43,7 @@ START_TEST(short_last_group)
 	struct stalefs_geom g;
 	u32 meta;
 
-	ck_assert_int_eq(stalefs_geom_init(&g, 12, 32768ULL * 3 + 1000, 32768, 8192, true), 0);
+	ck_assert_int_eq(stalefs_geom_init(&g, 12, 32768ULL * 3 + 1000, 32768, 8192, STALEFS_INODE_SIZE, true), 0);
 	ck_assert_uint_eq(g.groups_count, 4);
 	ck_assert_uint_eq(stalefs_group_nblocks(&g, 0), 32768);
 	ck_assert_uint_eq(stalefs_group_nblocks(&g, 2), 32768);
@@ -54,9 +54,9 @@ START_TEST(short_last_group)
 	/* A last group no larger than its own metadata is refused (group 3 holds a backup). */
 	meta = stalefs_group_meta_blocks(&g, 3);
 	ck_assert_uint_eq(meta, 1 + 1 + 1 + 1 + 8192 / 16);
-	ck_assert_int_eq(stalefs_geom_init(&g, 12, 32768ULL * 3 + meta, 32768, 8192, true),
+	ck_assert_int_eq(stalefs_geom_init(&g, 12, 32768ULL * 3 + meta, 32768, 8192, STALEFS_INODE_SIZE, true),
 			 STALEFS_R_SB_BLOCKS_COUNT);
-	ck_assert_int_eq(stalefs_geom_init(&g, 12, 32768ULL * 3 + meta + 1, 32768, 8192, true), 0);
+	ck_assert_int_eq(stalefs_geom_init(&g, 12, 32768ULL * 3 + meta + 1, 32768, 8192, STALEFS_INODE_SIZE, true), 0);
 }
 END_TEST
 
@@ -70,7 +70,7 @@ START_TEST(metadata_counts)
 		u32 bs = 1u << logs[k], bpg = 8 * bs, ipg = bs / 256 * 64, groups = 200, i;
 		u32 want_gdt = (groups + bs / 64 - 1) / (bs / 64);
 
-		ck_assert_int_eq(stalefs_geom_init(&g, logs[k], (u64)bpg * groups, bpg, ipg, true), 0);
+		ck_assert_int_eq(stalefs_geom_init(&g, logs[k], (u64)bpg * groups, bpg, ipg, STALEFS_INODE_SIZE, true), 0);
 		ck_assert_uint_eq(g.block_size, bs);
 		ck_assert_uint_eq(g.sb_block, bs == 1024 ? 1 : 0);
 		ck_assert_uint_eq(g.inodes_per_block, bs / 256);
@@ -100,7 +100,7 @@ START_TEST(bigger_bitmaps)
 	struct stalefs_geom g;
 
 	/* 2^16 blocks per 1 KiB group need 8 bitmap blocks; 16384 inodes need 2. */
-	ck_assert_int_eq(stalefs_geom_init(&g, 10, 1ULL << 18, 1u << 16, 16384, true), 0);
+	ck_assert_int_eq(stalefs_geom_init(&g, 10, 1ULL << 18, 1u << 16, 16384, STALEFS_INODE_SIZE, true), 0);
 	ck_assert_uint_eq(g.block_bitmap_blocks, 8);
 	ck_assert_uint_eq(g.inode_bitmap_blocks, 2);
 	ck_assert_uint_eq(g.inode_table_blocks, 4096);
@@ -111,16 +111,16 @@ START_TEST(geom_init_rejects)
 {
 	struct stalefs_geom g;
 
-	ck_assert_int_eq(stalefs_geom_init(&g, 9, 1 << 20, 8192, 2048, true), STALEFS_R_SB_BLOCK_SIZE);
-	ck_assert_int_eq(stalefs_geom_init(&g, 13, 1 << 20, 8192, 2048, true), STALEFS_R_SB_BLOCK_SIZE);
-	ck_assert_int_eq(stalefs_geom_init(&g, 12, 1 << 20, 8193, 2048, true), STALEFS_R_SB_BLOCKS_PER_GROUP);
-	ck_assert_int_eq(stalefs_geom_init(&g, 12, 1 << 20, 1u << 29, 2048, true), STALEFS_R_SB_BLOCKS_PER_GROUP);
-	ck_assert_int_eq(stalefs_geom_init(&g, 12, 1 << 20, 8192, 0, true), STALEFS_R_SB_INODES_PER_GROUP);
-	ck_assert_int_eq(stalefs_geom_init(&g, 12, 1 << 20, 8192, 2047, true), STALEFS_R_SB_INODES_PER_GROUP);
+	ck_assert_int_eq(stalefs_geom_init(&g, 9, 1 << 20, 8192, 2048, STALEFS_INODE_SIZE, true), STALEFS_R_SB_BLOCK_SIZE);
+	ck_assert_int_eq(stalefs_geom_init(&g, 13, 1 << 20, 8192, 2048, STALEFS_INODE_SIZE, true), STALEFS_R_SB_BLOCK_SIZE);
+	ck_assert_int_eq(stalefs_geom_init(&g, 12, 1 << 20, 8193, 2048, STALEFS_INODE_SIZE, true), STALEFS_R_SB_BLOCKS_PER_GROUP);
+	ck_assert_int_eq(stalefs_geom_init(&g, 12, 1 << 20, 1u << 29, 2048, STALEFS_INODE_SIZE, true), STALEFS_R_SB_BLOCKS_PER_GROUP);
+	ck_assert_int_eq(stalefs_geom_init(&g, 12, 1 << 20, 8192, 0, STALEFS_INODE_SIZE, true), STALEFS_R_SB_INODES_PER_GROUP);
+	ck_assert_int_eq(stalefs_geom_init(&g, 12, 1 << 20, 8192, 2047, STALEFS_INODE_SIZE, true), STALEFS_R_SB_INODES_PER_GROUP);
 	/* More inode table than the group holds. */
-	ck_assert_int_eq(stalefs_geom_init(&g, 12, 1 << 20, 256, 4096, true), STALEFS_R_SB_INODES_PER_GROUP);
-	ck_assert_int_eq(stalefs_geom_init(&g, 12, STALEFS_MAX_BLOCKS, 1u << 28, 16, true), STALEFS_R_SB_BLOCKS_COUNT);
-	ck_assert_int_eq(stalefs_geom_init(&g, 12, STALEFS_MAX_BLOCKS - 1, 1u << 28, 16, true), 0);
+	ck_assert_int_eq(stalefs_geom_init(&g, 12, 1 << 20, 256, 4096, STALEFS_INODE_SIZE, true), STALEFS_R_SB_INODES_PER_GROUP);
+	ck_assert_int_eq(stalefs_geom_init(&g, 12, STALEFS_MAX_BLOCKS, 1u << 28, 16, STALEFS_INODE_SIZE, true), STALEFS_R_SB_BLOCKS_COUNT);
+	ck_assert_int_eq(stalefs_geom_init(&g, 12, STALEFS_MAX_BLOCKS - 1, 1u << 28, 16, STALEFS_INODE_SIZE, true), 0);
 }
 END_TEST
 
@@ -132,7 +132,7 @@ START_TEST(inode_location)
 	u64 block;
 	u32 off;
 
-	ck_assert_int_eq(stalefs_geom_init(&g, 12, 32768ULL * 4, 32768, ipg, true), 0);
+	ck_assert_int_eq(stalefs_geom_init(&g, 12, 32768ULL * 4, 32768, ipg, STALEFS_INODE_SIZE, true), 0);
 	memset(&d, 0, sizeof(d));
 	d.bg_inode_table = cpu_to_le64(70000);
 	for (ino = 1; ino <= g.inodes_count; ino += 97) {
@@ -159,11 +159,11 @@ START_TEST(super_offsets)
 {
 	struct stalefs_geom g;
 
-	ck_assert_int_eq(stalefs_geom_init(&g, 10, 8192ULL * 4, 8192, 2048, true), 0);
+	ck_assert_int_eq(stalefs_geom_init(&g, 10, 8192ULL * 4, 8192, 2048, STALEFS_INODE_SIZE, true), 0);
 	ck_assert_uint_eq(stalefs_super_offset(&g, 0), 1024);
 	ck_assert_uint_eq(stalefs_super_offset(&g, 1), 8192ULL * 1024);
 	ck_assert_uint_eq(stalefs_super_offset(&g, 3), 3 * 8192ULL * 1024);
-	ck_assert_int_eq(stalefs_geom_init(&g, 12, 32768ULL * 4, 32768, 2048, true), 0);
+	ck_assert_int_eq(stalefs_geom_init(&g, 12, 32768ULL * 4, 32768, 2048, STALEFS_INODE_SIZE, true), 0);
 	ck_assert_uint_eq(stalefs_super_offset(&g, 0), 1024);
 	ck_assert_uint_eq(stalefs_super_offset(&g, 1), 32768ULL * 4096);
 }

@@ -11,7 +11,7 @@ static void geom4(struct stalefs_geom *g, struct stalefs_group_desc d[4])
 {
 	u32 i;
 
-	ck_assert_int_eq(stalefs_geom_init(g, 10, 4096, 1024, 64, true), 0);
+	ck_assert_int_eq(stalefs_geom_init(g, 10, 4096, 1024, 64, STALEFS_INODE_SIZE, true), 0);
 	for (i = 0; i < 4; i++) {
 		u64 bb, ib, it;
 

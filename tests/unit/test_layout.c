@@ -106,7 +106,7 @@ static const struct field fields[] = {
 	F(stalefs_inode, i_rdev, 0x5C, 4),
 	F(stalefs_inode, i_ino, 0x60, 4),
 	F(stalefs_inode, i_checksum, 0x64, 4),
-	F(stalefs_inode, i_reserved0, 0x68, 8),
+	F(stalefs_inode, i_xattr_block, 0x68, 8),
 	F(stalefs_inode, i_block, 0x70, 120),
 	F(stalefs_inode, i_reserved, 0xE8, 24),
 
@@ -143,6 +143,20 @@ static const struct field fields[] = {
 	F(stalefs_dir_entry, name_len, 0x6, 1),
 	F(stalefs_dir_entry, file_type, 0x7, 1),
 	FLEX(stalefs_dir_entry, name, 0x8),
+
+	F(stalefs_xattr_ibody_header, xh_magic, 0x0, 4),
+	F(stalefs_xattr_ibody_header, xh_checksum, 0x4, 4),
+
+	F(stalefs_xattr_block, xb_magic, 0x00, 4),
+	F(stalefs_xattr_block, xb_checksum, 0x04, 4),
+	F(stalefs_xattr_block, xb_blocknr, 0x08, 8),
+	F(stalefs_xattr_block, xb_owner, 0x10, 4),
+	F(stalefs_xattr_block, xb_owner_gen, 0x14, 4),
+	F(stalefs_xattr_block, xb_reserved, 0x18, 8),
+
+	F(stalefs_xattr_entry, xe_name_index, 0x0, 1),
+	F(stalefs_xattr_entry, xe_name_len, 0x1, 1),
+	F(stalefs_xattr_entry, xe_value_size, 0x2, 2),
 
 	/* The journal (format/stalefs_journal.h): jbd2's structures, big-endian. */
 	F(stalefs_jbd2_header, h_magic, 0x0, 4),
@@ -205,6 +219,9 @@ static const struct {
 	{ "stalefs_extent_block", sizeof(struct stalefs_extent_block), 40 },
 	{ "stalefs_dir_block", sizeof(struct stalefs_dir_block), 24 },
 	{ "stalefs_dir_entry", sizeof(struct stalefs_dir_entry), 8 },
+	{ "stalefs_xattr_ibody_header", sizeof(struct stalefs_xattr_ibody_header), 8 },
+	{ "stalefs_xattr_block", sizeof(struct stalefs_xattr_block), 32 },
+	{ "stalefs_xattr_entry", sizeof(struct stalefs_xattr_entry), 4 },
 	{ "stalefs_jbd2_header", sizeof(struct stalefs_jbd2_header), 12 },
 	{ "stalefs_jbd2_super", sizeof(struct stalefs_jbd2_super), 1024 },
 	{ "stalefs_jbd2_tag3", sizeof(struct stalefs_jbd2_tag3), 16 },
@@ -287,6 +304,15 @@ START_TEST(format_constants)
 	ck_assert_uint_eq(STALEFS_EXT_MAGIC, 0xF51Eu);
 	ck_assert_uint_eq(STALEFS_EXTBLK_MAGIC, 0x58544C53u);
 	ck_assert_uint_eq(STALEFS_DIRBLK_MAGIC, 0x52444C53u);
+	ck_assert_uint_eq(STALEFS_XATTR_MAGIC, 0x41584C53u);
+	ck_assert_uint_eq(STALEFS_FEATURE_RO_COMPAT_XATTR, 0x4);
+	ck_assert_uint_eq(STALEFS_XATTR_INDEX_USER, 1);
+	ck_assert_uint_eq(STALEFS_XATTR_INDEX_POSIX_ACL_ACCESS, 2);
+	ck_assert_uint_eq(STALEFS_XATTR_INDEX_POSIX_ACL_DEFAULT, 3);
+	ck_assert_uint_eq(STALEFS_XATTR_INDEX_TRUSTED, 4);
+	ck_assert_uint_eq(STALEFS_XATTR_INDEX_SECURITY, 6);
+	ck_assert_uint_eq(STALEFS_INODE_SIZE_MAX, 1024);
+	ck_assert_uint_eq(stalefs_xattr_entry_len(4, 5), 16);
 	ck_assert_uint_eq(STALEFS_SUPER_OFFSET, 1024);
 	ck_assert_uint_eq(STALEFS_ROOT_EXTENTS, 7);
 	ck_assert_uint_eq(STALEFS_INLINE_SYMLINK_MAX, 119);

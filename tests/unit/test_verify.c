@@ -9,12 +9,15 @@
 enum kind {
 	K_SB, K_SB_CSUM, K_DESC, K_DESC_CSUM, K_BB_CSUM, K_IB_CSUM, K_INODE, K_INODE_CSUM,
 	K_LEAF, K_INDEX, K_EXTBLK, K_EXTBLK_CSUM, K_DIR, K_DIR_CSUM, K_DIR_INODES,
+	K_XBLK, K_XBLK_CSUM, K_XBODY, K_XBODY_CSUM,
 };
 
 #define INO 12
 #define GEN 0xC0FFEEu
 #define EB_NR 4000
 #define DB_NR 4001
+#define XB_NR 4002
+#define XBODY_LEN 256		/* a 512-byte inode's area */
 #define DIR_INO 20
 #define DIR_LBLK 3
 #define FILE_OFF (24 + 12 + 12)		/* "file" entry in fix_dirblock */
@@ -30,6 +33,8 @@ struct ctx {
 	u8 index[STALEFS_IBLOCK_SIZE];		/* a root index node of depth 1 */
 	u8 eb[FIX_BS];
 	u8 db[FIX_BS];
+	u8 xb[FIX_BS];
+	u8 xbody[XBODY_LEN];
 };
 
 static struct stalefs_extent_header *leaf_eh(struct ctx *c) { return (void *)c->leaf; }
@@ -38,6 +43,22 @@ static struct stalefs_extent_header *index_eh(struct ctx *c) { return (void *)c-
 static struct stalefs_extent_idx *index_ix(struct ctx *c) { return stalefs_eh_index(index_eh(c)); }
 static struct stalefs_extent_block *ebh(struct ctx *c) { return (void *)c->eb; }
 static struct stalefs_dir_block *dbh(struct ctx *c) { return (void *)c->db; }
+static struct stalefs_xattr_block *xbh(struct ctx *c) { return (void *)c->xb; }
+#define XR stalefs_xattr_block_region(c->xb)
+#define XR_LEN stalefs_xattr_block_region_len(FIX_BS)
+#define IR stalefs_xattr_ibody_region(c->xbody)
+#define IR_LEN (XBODY_LEN - 8)
+static struct stalefs_xattr_entry *xent(u8 *region, int n)
+{
+	u32 off = 0;
+	struct stalefs_xattr_ref r;
+
+	while (n-- > 0) {
+		ck_assert(stalefs_xattr_entry_at(region, 4096, off, &r));
+		off += stalefs_xattr_entry_len(r.name_len, r.value_size);
+	}
+	return (void *)(region + off);
+}
 
 static void set_extent(struct stalefs_extent *ex, u32 lblk, u16 len, u64 pblk, u16 flags)
 {
@@ -78,6 +99,20 @@ static void ctx_init(struct ctx *c)
 
 	fix_extblock(c->eb, FIX_BS, EB_NR, INO, GEN, 20);
 	fix_dirblock(c->db, FIX_BS, DB_NR, DIR_INO, DIR_LBLK);
+
+	/* An xattr block with three entries, and an in-inode area with two. */
+	stalefs_xattr_block_init(c->xb, FIX_BS, XB_NR, INO, GEN);
+	ck_assert_int_eq(stalefs_xattr_append(XR, XR_LEN, STALEFS_XATTR_INDEX_USER, "mime", 4, "text", 4), 0);
+	ck_assert_int_eq(stalefs_xattr_append(XR, XR_LEN, STALEFS_XATTR_INDEX_POSIX_ACL_ACCESS, "", 0,
+					      "\2\0\0\0\1\0\6\0\377\377\377\377", 12), 0);
+	ck_assert_int_eq(stalefs_xattr_append(XR, XR_LEN, STALEFS_XATTR_INDEX_TRUSTED, "overlay.opaque", 14,
+					      "y", 1), 0);
+	stalefs_xattr_block_set_csum(FIX_SEED, c->xb, FIX_BS);
+	stalefs_xattr_ibody_init(c->xbody, XBODY_LEN);
+	ck_assert_int_eq(stalefs_xattr_append(IR, IR_LEN, STALEFS_XATTR_INDEX_SECURITY, "selinux", 7,
+					      "system_u:object_r:etc_t:s0", 27), 0);
+	ck_assert_int_eq(stalefs_xattr_append(IR, IR_LEN, STALEFS_XATTR_INDEX_USER, "a", 1, "", 0), 0);
+	stalefs_xattr_ibody_set_csum(FIX_SEED, INO, GEN, c->xbody, XBODY_LEN);
 }
 
 static int run_verifier(struct ctx *c, enum kind k)
@@ -98,6 +133,10 @@ static int run_verifier(struct ctx *c, enum kind k)
 	case K_DIR: return stalefs_verify_dirblock(c->db, FIX_BS, DB_NR, DIR_INO, DIR_LBLK);
 	case K_DIR_CSUM: return stalefs_verify_dirblock_csum(FIX_SEED, c->db, FIX_BS);
 	case K_DIR_INODES: return stalefs_verify_dirblock_inodes(&c->g, c->db);
+	case K_XBLK: return stalefs_verify_xattr_block(c->xb, FIX_BS, XB_NR, INO, GEN);
+	case K_XBLK_CSUM: return stalefs_verify_xattr_block_csum(FIX_SEED, c->xb, FIX_BS);
+	case K_XBODY: return stalefs_verify_xattr_ibody(c->xbody, XBODY_LEN);
+	case K_XBODY_CSUM: return stalefs_verify_xattr_ibody_csum(FIX_SEED, INO, GEN, c->xbody, XBODY_LEN);
 	}
 	ck_abort_msg("unknown verifier kind %d", k);
 	return -1;
@@ -200,7 +239,6 @@ M(in_dtime, IN.i_dtime = cpu_to_le64(1700000000))
 M(in_nsec, IN.i_ctime_nsec = cpu_to_le32(1000000000))
 M(in_nsec_cr, IN.i_crtime_nsec = cpu_to_le32(0xFFFFFFFF))
 M(in_size, IN.i_size = cpu_to_le64((STALEFS_MAX_FILE_BLOCKS << 12) + 1))
-M(in_reserved0, IN.i_reserved0 = cpu_to_le64(1))
 M(in_reserved, IN.i_reserved[23] = 1)
 
 /* extent nodes */
@@ -250,6 +288,32 @@ M(db_ft_max, FILE_DE->file_type = STALEFS_FT_MAX)
 M(db_inode_high, FILE_DE->inode = cpu_to_le32(c->g.inodes_count + 1))
 M(db_inode_reserved, FILE_DE->inode = cpu_to_le32(STALEFS_BAD_INO))
 
+/* xattrs */
+M(xb_magic, xbh(c)->xb_magic = cpu_to_le32(STALEFS_EXTBLK_MAGIC))
+M(xb_csum, c->xb[FIX_BS - 1] ^= 1)
+M(xb_csum_entry, xent(XR, 0)->xe_value_size = cpu_to_le16(3))
+M(xb_blocknr, xbh(c)->xb_blocknr = cpu_to_le64(XB_NR + 1))
+M(xb_owner, xbh(c)->xb_owner = cpu_to_le32(INO + 1))
+M(xb_owner_gen, xbh(c)->xb_owner_gen = cpu_to_le32(GEN + 1))
+M(xb_reserved, xbh(c)->xb_reserved = cpu_to_le64(1))
+M(xb_index0_mid, xent(XR, 1)->xe_name_index = 5)
+M(xb_index_high, xent(XR, 2)->xe_name_index = 200)
+M(xb_name_empty, xent(XR, 0)->xe_name_len = 0)
+M(xb_name_on_acl, xent(XR, 1)->xe_name_len = 1)
+M(xb_overrun, xent(XR, 2)->xe_value_size = cpu_to_le16(FIX_BS))
+M(xb_padding, ((u8 *)xent(XR, 2))[4 + 14 + 1] = 1)
+M(xb_duplicate, memcpy(xent(XR, 2) + 1, "mime", 4); xent(XR, 2)->xe_name_len = 4;
+  xent(XR, 2)->xe_name_index = STALEFS_XATTR_INDEX_USER; memset((u8 *)(xent(XR, 2) + 1) + 4, 0, 11);
+  xent(XR, 2)->xe_value_size = cpu_to_le16(11))
+M(xb_tail, c->xb[FIX_BS - 1] = 1)
+M(xbody_magic, c->xbody[0] ^= 1)
+M(xbody_csum, c->xbody[XBODY_LEN - 1] ^= 1)
+M(xbody_csum_gen, stalefs_xattr_ibody_set_csum(FIX_SEED, INO, GEN + 1, c->xbody, XBODY_LEN))
+M(xbody_overrun, xent(IR, 1)->xe_value_size = cpu_to_le16(IR_LEN))
+M(xbody_tail, c->xbody[XBODY_LEN - 1] = 1)
+M(sb_isize_big, SB.s_inode_size = cpu_to_le16(2048))
+M(sb_isize_odd, SB.s_inode_size = cpu_to_le16(384))
+
 #define C(rule, kind, fn) { STALEFS_##rule, #rule " (" #fn ")", kind, fn }
 
 static const struct vcase cases[] = {
@@ -265,6 +329,8 @@ static const struct vcase cases[] = {
 	C(R_SB_GROUPS_COUNT, K_SB, sb_groups),
 	C(R_SB_INODES_COUNT, K_SB, sb_inodes),
 	C(R_SB_INODE_SIZE, K_SB, sb_isize),
+	C(R_SB_INODE_SIZE, K_SB, sb_isize_big),
+	C(R_SB_INODE_SIZE, K_SB, sb_isize_odd),
 	C(R_SB_DESC_SIZE, K_SB, sb_dsize),
 	C(R_SB_GDT_BLOCKS, K_SB, sb_gdt),
 	C(R_SB_FIRST_INO, K_SB, sb_first_ino),
@@ -322,7 +388,6 @@ static const struct vcase cases[] = {
 	C(R_INODE_NSEC, K_INODE, in_nsec),
 	C(R_INODE_NSEC, K_INODE, in_nsec_cr),
 	C(R_INODE_SIZE, K_INODE, in_size),
-	C(R_INODE_RESERVED, K_INODE, in_reserved0),
 	C(R_INODE_RESERVED, K_INODE, in_reserved),
 
 	C(R_EXT_MAGIC, K_LEAF, ext_magic),
@@ -368,6 +433,27 @@ static const struct vcase cases[] = {
 	C(R_DIR_FILE_TYPE, K_DIR, db_ft_max),
 	C(R_DIR_INODE, K_DIR_INODES, db_inode_high),
 	C(R_DIR_INODE, K_DIR_INODES, db_inode_reserved),
+
+	C(R_XATTR_MAGIC, K_XBLK, xb_magic),
+	C(R_XATTR_MAGIC, K_XBODY, xbody_magic),
+	C(R_XATTR_CSUM, K_XBLK_CSUM, xb_csum),
+	C(R_XATTR_CSUM, K_XBLK_CSUM, xb_csum_entry),
+	C(R_XATTR_CSUM, K_XBODY_CSUM, xbody_csum),
+	C(R_XATTR_CSUM, K_XBODY_CSUM, xbody_csum_gen),
+	C(R_XATTR_BLOCKNR, K_XBLK, xb_blocknr),
+	C(R_XATTR_OWNER, K_XBLK, xb_owner),
+	C(R_XATTR_OWNER, K_XBLK, xb_owner_gen),
+	C(R_XATTR_RESERVED, K_XBLK, xb_reserved),
+	C(R_XATTR_INDEX, K_XBLK, xb_index0_mid),
+	C(R_XATTR_INDEX, K_XBLK, xb_index_high),
+	C(R_XATTR_NAME, K_XBLK, xb_name_empty),
+	C(R_XATTR_NAME, K_XBLK, xb_name_on_acl),
+	C(R_XATTR_OVERRUN, K_XBLK, xb_overrun),
+	C(R_XATTR_OVERRUN, K_XBODY, xbody_overrun),
+	C(R_XATTR_PADDING, K_XBLK, xb_padding),
+	C(R_XATTR_DUPLICATE, K_XBLK, xb_duplicate),
+	C(R_XATTR_TAIL, K_XBLK, xb_tail),
+	C(R_XATTR_TAIL, K_XBODY, xbody_tail),
 };
 #define NCASES ((int)(sizeof(cases) / sizeof(cases[0])))
 
