@@ -213,6 +213,7 @@ void stalefs_print_super(FILE *f, stalefs_fs *fs)
 	fprintf(f, "Free inodes:              %u\n", le32_to_cpu(sb->s_free_inodes_count));
 	fprintf(f, "Blocks per group:         %u\n", le32_to_cpu(sb->s_blocks_per_group));
 	fprintf(f, "Inodes per group:         %u\n", le32_to_cpu(sb->s_inodes_per_group));
+	fprintf(f, "Inode size:               %u\n", le16_to_cpu(sb->s_inode_size));
 	fprintf(f, "Group count:              %u\n", le32_to_cpu(sb->s_groups_count));
 	fprintf(f, "GDT blocks:               %u\n", le32_to_cpu(sb->s_gdt_blocks));
 	fprintf(f, "First inode:              %u\n", le32_to_cpu(sb->s_first_ino));

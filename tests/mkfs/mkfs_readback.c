@@ -84,6 +84,7 @@ static int cmd_super(const char *image)
 	printf("inodes_count=%u\n", g->inodes_count);
 	printf("blocks_per_group=%u\n", g->blocks_per_group);
 	printf("inodes_per_group=%u\n", g->inodes_per_group);
+	printf("inode_size=%u\n", le16_to_cpu(sb->s_inode_size));
 	printf("groups_count=%u\n", g->groups_count);
 	printf("r_blocks_count=%" PRIu64 "\n", (uint64_t)le64_to_cpu(sb->s_r_blocks_count));
 	printf("free_blocks_count=%" PRIu64 "\n", (uint64_t)le64_to_cpu(sb->s_free_blocks_count));
@@ -97,6 +98,7 @@ static int cmd_super(const char *image)
 	printf("feature_incompat=0x%x\n", le32_to_cpu(sb->s_feature_incompat));
 	printf("nohide_stale=%d\n", !!(le32_to_cpu(sb->s_feature_ro_compat) & STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE));
 	printf("sparse_super=%d\n", !!(le32_to_cpu(sb->s_feature_ro_compat) & STALEFS_FEATURE_RO_COMPAT_SPARSE_SUPER));
+	printf("xattr=%d\n", !!(le32_to_cpu(sb->s_feature_ro_compat) & STALEFS_FEATURE_RO_COMPAT_XATTR));
 	printf("errors=%u\n", le16_to_cpu(sb->s_errors));
 	printf("state=%u\n", le16_to_cpu(sb->s_state));
 	printf("lpf_ino=%u\n", le32_to_cpu(sb->s_lpf_ino));

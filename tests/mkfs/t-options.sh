@@ -46,6 +46,37 @@ test_inode_count() {
 	check_image img
 }
 
+# -I: the inode-table slot size; the table grows with it, the inode count does not.
+test_inode_size() {
+	truncate -s 64M img
+	run_mkfs -q img
+	expect_rc 0
+	expect_sb img inode_size 256
+	expect_sb img xattr 1
+	sb img inodes_count
+	local n=$SBV
+	for isz in 512 1024; do
+		run_mkfs -q -I $isz img
+		expect_rc 0
+		expect_sb img inode_size $isz
+		expect_sb img inodes_count "$n"
+		check_image img
+	done
+	run_mkfs -q -I 384 img
+	expect_usage 'invalid inode size: 384'
+	run_mkfs -q -I 2048 img
+	expect_usage 'invalid inode size: 2048'
+	run_mkfs -q -I 128 img
+	expect_usage 'invalid inode size: 128'
+	run_mkfs -q -b 1024 -I 1024 img
+	expect_rc 0
+	expect_sb img inode_size 1024
+	check_image img
+	run_mkfs -q -O ^xattr img
+	expect_rc 0
+	expect_sb img xattr 0
+}
+
 test_bytes_per_inode() {
 	truncate -s 64M img
 	run_mkfs -q -i 65536 img
