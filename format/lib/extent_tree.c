@@ -303,7 +303,7 @@ errcode_t stalefs_extent_write(stalefs_fs *fs, u32 ino, struct stalefs_inode *in
 		stalefs_eh_index(root)[i].ei_pblk = cpu_to_le64(level[i].pblk);
 	}
 done:
-	/* i_blocks also counts the inode's xattr block (FORMAT.md 14). */
+	/* i_blocks counts the xattr block too (FORMAT.md 14): it is not the tree's to drop. */
 	inode->i_blocks = cpu_to_le64(data_blocks + node_blocks + (inode->i_xattr_block ? 1 : 0));
 	/* The group counts its STALE inodes (FORMAT.md 10, S6). */
 	if (stale != !!(le32_to_cpu(inode->i_flags) & STALEFS_INODE_STALE_FL))
