@@ -58,14 +58,8 @@ void clear_inode(struct fsck_ctx *ctx, u32 ino)
 
 		if (err)
 			fsck_library_error(ctx, err, "while clearing an inode");
-		else if (alen) {
-			u8 *area = calloc(1, alen);
-
-			if (!area)
-				fsck_fatal(ctx, STALEFS_ERR_NO_MEMORY, "while clearing an inode");
-			xattr_ibody_write(ctx, ino, area);
-			free(area);
-		}
+		else if (alen)
+			xattr_ibody_write(ctx, ino, NULL);
 	}
 	if (ft)
 		*ft = 0;

@@ -32,26 +32,14 @@ static void *xalloc(struct fsck_ctx *ctx, void *old, size_t size)
 	return p;
 }
 
-/* Write an inode's in-inode area (the slot past its first 256 bytes). */
+/* Write an inode's in-inode area (the slot past its first 256 bytes); NULL zeroes it. */
 bool xattr_ibody_write(struct fsck_ctx *ctx, u32 ino, const u8 *area)
 {
-	stalefs_fs *fs = ctx->fs;
-	const struct stalefs_geom *g = &fs->geom;
-	u32 len = stalefs_xattr_ibody_len(g), offset;
-	u64 block;
-	u8 *buf;
 	errcode_t err;
 
-	if (!len || (ctx->options & OPT_READONLY))
+	if (!stalefs_xattr_ibody_len(&ctx->fs->geom) || (ctx->options & OPT_READONLY))
 		return false;
-	stalefs_ino_locate(g, &fs->groups[stalefs_ino_group(g, ino)].desc, ino, &block, &offset);
-	buf = xalloc(ctx, NULL, fs->block_size);
-	err = stalefs_io_read(fs->io, block, 1, buf);
-	if (!err) {
-		memcpy(buf + offset + STALEFS_INODE_SIZE, area, len);
-		err = stalefs_io_write(fs->io, block, 1, buf);
-	}
-	free(buf);
+	err = stalefs_write_inode_area(ctx->fs, ino, area);
 	if (err) {
 		fsck_library_error(ctx, err, "while writing an in-inode xattr area");
 		return false;
