@@ -212,6 +212,9 @@ bool stalefs_xattr_present(stalefs_fs *fs, u32 ino, const struct stalefs_inode *
  * area zeroed.  A block that does not name this inode as its owner is not freed:
  * STALEFS_ERR_XATTR_CORRUPT, nothing changed. */
 errcode_t stalefs_xattr_release(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode);
+/* The first inode in use that holds attributes (*ino 0: none), for turning the feature off.
+ * An inode table block that cannot be read: STALEFS_ERR_SHORT_READ, *ino its first inode. */
+errcode_t stalefs_xattr_first_holder(stalefs_fs *fs, u32 *ino);
 
 /* ---- orphans (FORMAT.md 13) ---- */
 struct stalefs_orphan_result {

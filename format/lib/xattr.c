@@ -423,6 +423,37 @@ bool stalefs_xattr_present(stalefs_fs *fs, u32 ino, const struct stalefs_inode *
 	return any;
 }
 
+struct holder {
+	u32 ino;
+	bool unreadable;
+};
+
+static int holder_fn(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode, int rule, bool in_use,
+		     void *priv)
+{
+	struct holder *h = priv;
+
+	(void)rule;
+	if (!inode) {
+		h->ino = ino;
+		h->unreadable = true;
+		return 1;
+	}
+	if (!in_use || !inode->i_mode || !stalefs_xattr_present(fs, ino, inode))
+		return 0;
+	h->ino = ino;
+	return 1;
+}
+
+errcode_t stalefs_xattr_first_holder(stalefs_fs *fs, u32 *ino)
+{
+	struct holder h = { 0, false };
+
+	stalefs_inode_scan(fs, holder_fn, &h);
+	*ino = h.ino;
+	return h.unreadable ? STALEFS_ERR_SHORT_READ : 0;
+}
+
 /* Whether blk is the xattr block of ino (its header names it), whatever its entries hold. */
 static bool block_owned(stalefs_fs *fs, u64 blk, u32 ino, u32 gen, errcode_t *err)
 {
