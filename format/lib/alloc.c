@@ -545,6 +545,9 @@ errcode_t stalefs_alloc_inode(stalefs_fs *fs, u32 parent, u16 mode, u32 *ino)
 		memset(&zero, 0, sizeof(zero));
 		for (n = mark; n <= idx; n++) {
 			err = stalefs_write_inode_raw(fs, group * ipg + n + 1, &zero);
+			/* the whole slot: its xattr area too (what the device held there means nothing) */
+			if (!err)
+				err = stalefs_write_inode_area(fs, group * ipg + n + 1, NULL);
 			if (err)
 				return err;
 		}

@@ -378,6 +378,42 @@ START_TEST(ignore_csum)
 }
 END_TEST
 
+/* A slot's area left over from before (or garbage past bg_itable_unused) is zeroed when the
+ * inode is allocated: the new inode has no attributes, not a corrupt area. */
+START_TEST(area_zeroed_on_alloc)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs_with(&s, IMG_BYTES, 4096, inode_512);
+	u8 junk[256], area[256];
+	u32 next, ino, old;
+	size_t size;
+
+	memset(junk, 0x5A, sizeof(junk));
+	/* past bg_itable_unused: the slots the allocator initialises */
+	ck_ok(stalefs_peek_inode(fs, STALEFS_ROOT_INO, STALEFS_S_IFREG | 0644, &next));
+	ck_ok(stalefs_write_inode_area(fs, next, junk));
+	ck_ok(stalefs_write_inode_area(fs, next + 1, junk));
+	ino = new_file(fs, "f");
+	ck_assert_uint_eq(ino, next);
+	ck_ok(stalefs_read_inode_area(fs, ino, area));
+	ck_assert(stalefs_xattr_ibody_empty(area));
+	ck_err(stalefs_xattr_get(fs, ino, "user.a", NULL, 0, &size), STALEFS_ERR_XATTR_NOT_FOUND);
+	/* an initialised free slot whose area holds junk (an earlier life, another writer) */
+	old = new_file(fs, "g");
+	ck_ok(stalefs_unlink(fs, STALEFS_ROOT_INO, "g", NULL));
+	ck_ok(stalefs_drop_link(fs, old));
+	ck_ok(stalefs_write_inode_area(fs, old, junk));
+	ino = new_file(fs, "h");
+	ck_assert_uint_eq(ino, old);
+	ck_ok(stalefs_read_inode_area(fs, ino, area));
+	ck_assert(stalefs_xattr_ibody_empty(area));
+	ck_err(stalefs_xattr_get(fs, ino, "user.a", NULL, 0, &size), STALEFS_ERR_XATTR_NOT_FOUND);
+	ck_ok(stalefs_xattr_set(fs, ino, "user.a", "1", 1, 0));
+	expect_value(fs, ino, "user.a", "1", 1);
+	scratch_done(&s);
+}
+END_TEST
+
 Suite *xattr_suite(void)
 {
 	Suite *su = suite_create("xattr");
@@ -392,6 +428,7 @@ Suite *xattr_suite(void)
 	tcase_add_test(tc, persists_and_sets_feature);
 	tcase_add_test(tc, corrupt_rejected);
 	tcase_add_test(tc, ignore_csum);
+	tcase_add_test(tc, area_zeroed_on_alloc);
 	suite_add_tcase(su, tc);
 	return su;
 }
