@@ -172,8 +172,8 @@ static const struct problem table[] = {
 	  P_FIX, PR_PREEN_OK, 0 },
 	{ PR_1_XATTR_FEATURE, "Inode %i has extended attributes, but the filesystem lacks the xattr feature.",
 	  P_SET_FEATURE, 0, 0 },
-	{ PR_1_XATTR_NO_FEATURE_CLEAR, "Inode %i: drop its extended attributes (the in-inode area and "
-	  "the xattr block pointer)?", P_CLEAR, 0, 0 },
+	{ PR_1_XATTR_NO_FEATURE_CLEAR, "Inode %i's extended attributes cannot stay without the xattr "
+	  "feature (its in-inode area and xattr block pointer).", P_CLEAR, 0, 0 },
 	{ PR_1_XATTR_IBODY_BAD, "Inode %i has a corrupt in-inode extended attribute area (%r).",
 	  P_CLEAR, 0, 0 },
 	{ PR_1_XATTR_IBODY_CSUM, "Inode %i, in-inode extended attribute area passes checks, but its "
