@@ -101,6 +101,10 @@ void json_strn(FILE *f, const char *s, size_t n);
  * unknown command (which also counts a failure). */
 bool dbg_execute(char *line);
 
+/* ---- extended attributes (xattrs.c): stat's section, text and JSON ---- */
+void dbg_stat_xattrs(u32 ino, const struct stalefs_inode *inode);
+void dbg_stat_xattrs_json(u32 ino, const struct stalefs_inode *inode);
+
 /* ---- the journal (journal.c): drop an open journal and its pending transaction (at close) ---- */
 void dbg_journal_forget(void);
 

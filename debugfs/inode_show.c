@@ -132,6 +132,7 @@ static void stat_text(u32 ino, const struct stalefs_inode *in, int rule)
 	printf("Generation: %u    Version: 1\n", le32_to_cpu(in->i_generation));
 	printf("User: %5u   Group: %5u   Size: %llu\n", le32_to_cpu(in->i_uid), le32_to_cpu(in->i_gid),
 	       (unsigned long long)le64_to_cpu(in->i_size));
+	printf("File ACL: %llu\n", (unsigned long long)le64_to_cpu(in->i_xattr_block));
 	printf("Links: %u   Blockcount: %llu\n", le16_to_cpu(in->i_links_count),
 	       (unsigned long long)le64_to_cpu(in->i_blocks));
 	if (le32_to_cpu(in->i_rdev))
@@ -147,6 +148,8 @@ static void stat_text(u32 ino, const struct stalefs_inode *in, int rule)
 	printf("Inode checksum: 0x%08x (%s)   Self number: %u%s\n", le32_to_cpu(in->i_checksum),
 	       rule ? stalefs_rule_msg(rule) : "ok", le32_to_cpu(in->i_ino),
 	       dbg.fs->bitmaps_loaded && !stalefs_test_inode(dbg.fs, ino) ? "   (not in use in the inode bitmap)" : "");
+	if (le16_to_cpu(in->i_mode))
+		dbg_stat_xattrs(ino, in);
 	if ((flags & STALEFS_INODE_INLINE_FL) && (mode & STALEFS_S_IFMT) == STALEFS_S_IFLNK) {
 		u64 sz = le64_to_cpu(in->i_size);
 
@@ -206,6 +209,8 @@ static void stat_json(u32 ino, const struct stalefs_inode *in, int rule)
 		printf(",\"link_target\":");
 		json_strn(stdout, (const char *)in->i_block, sz < STALEFS_IBLOCK_SIZE ? sz : STALEFS_IBLOCK_SIZE);
 	}
+	if (le16_to_cpu(in->i_mode))
+		dbg_stat_xattrs_json(ino, in);
 	printf(",\"extents\":[");
 	if (stalefs_inode_has_extents(in))
 		bad = stalefs_extent_scan(dbg.fs, ino, in, &(struct stalefs_xscan_ops){ .node = stat_node, .entry = stat_entry }, &c);

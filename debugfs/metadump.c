@@ -13,8 +13,12 @@
  * block-mapped symlink block, and the journal's superblock (with
  * --keep-names also the blocks of its active log, whose journaled copies of
  * directory blocks hold names).  File data is left out (it restores as zeros).
+ * Every in-use inode's xattr block is in it too (the in-inode areas come with
+ * the inode tables).
  * Unless --keep-names, directory entry names and symlink targets are replaced
- * by generated names of the same length (unique within their directory), and
+ * by generated names of the same length (unique within their directory),
+ * extended attribute names likewise (unique within their inode) and their
+ * values by zeros (the POSIX ACLs, ids and permissions only, are kept), and
  * the checksums of the blocks and inodes changed that way are recomputed --
  * but only where they were valid, so a damaged structure stays damaged.
  */
@@ -152,6 +156,62 @@ static void obfuscate_path(char *p, size_t len)
 			p[i] = name_chars[(i * 7 + (unsigned char)p[i]) % 26];
 }
 
+/* An xattr region (FORMAT.md 14) that passes the rules: names generated from n = parity,
+ * parity + 2, ... (the area takes the even ones, the block the odd ones, so the inode's names
+ * stay unique), values zeroed; the ACLs are kept. */
+static void obfuscate_xattr_region(u8 *r, u32 len, u32 parity)
+{
+	struct stalefs_xattr_ref ref;
+	u32 off = 0, n = parity;
+
+	if (stalefs_xattr_region_check(r, len, NULL))
+		return;	/* damaged: not trusted as entries, left as it is */
+	while (stalefs_xattr_entry_at(r, len, off, &ref)) {
+		u8 *name = r + off + sizeof(struct stalefs_xattr_entry);
+
+		if (ref.index != STALEFS_XATTR_INDEX_POSIX_ACL_ACCESS &&
+		    ref.index != STALEFS_XATTR_INDEX_POSIX_ACL_DEFAULT) {
+			char gen[STALEFS_XATTR_NAME_MAX];
+
+			if (gen_name(n, ref.name_len, gen))
+				memcpy(name, gen, ref.name_len);
+			n += 2;
+			memset(name + ref.name_len, 0, ref.value_size);
+		}
+		off += stalefs_xattr_entry_len(ref.name_len, ref.value_size);
+	}
+}
+
+/* The inode's xattr block: as it is, or obfuscated when it is this inode's and well formed. */
+static void dump_xattr_block(struct md_ctx *c, u32 ino, const struct stalefs_inode *inode)
+{
+	u64 b = le64_to_cpu(inode->i_xattr_block);
+	u32 bs = dbg.fs->block_size;
+	const struct stalefs_xattr_block *xb;
+	bool csum_ok;
+
+	if (!b || c->err || !stalefs_block_valid(dbg.fs, b))
+		return;
+	if (c->keep_names) {
+		dump_block(c, b);
+		return;
+	}
+	if (test_and_set(c, b) || stalefs_io_read(dbg.fs->io, b, 1, c->buf))
+		return;
+	xb = (const void *)c->buf;
+	if (le32_to_cpu(xb->xb_magic) != STALEFS_XATTR_MAGIC || le64_to_cpu(xb->xb_blocknr) != b ||
+	    le32_to_cpu(xb->xb_owner) != ino) {
+		/* not an xattr block of this inode (file data, perhaps): its bytes are not dumped */
+		memset(c->buf, 0, bs);
+	} else if (!stalefs_verify_xattr_block(c->buf, bs, b, ino, le32_to_cpu(inode->i_generation))) {
+		csum_ok = !stalefs_verify_xattr_block_csum(dbg.fs->seed, c->buf, bs);
+		obfuscate_xattr_region(stalefs_xattr_block_region(c->buf), stalefs_xattr_block_region_len(bs), 1);
+		if (csum_ok)
+			stalefs_xattr_block_set_csum(dbg.fs->seed, c->buf, bs);
+	}	/* else damaged entries: kept as they are, so the damage survives the dump */
+	put_record(c, b, c->buf);
+}
+
 struct leaf_ctx {
 	struct md_ctx *c;
 	u16 type;
@@ -196,6 +256,8 @@ static int inode_cb(u32 ino, const struct stalefs_inode *inode, int rule, bool i
 	struct leaf_ctx l = { .c = c, .type = le16_to_cpu(inode->i_mode) & STALEFS_S_IFMT };
 
 	(void)rule;
+	if (in_use)
+		dump_xattr_block(c, ino, inode);
 	if (!in_use || !stalefs_inode_has_extents(inode))
 		return c->err ? -1 : 0;
 	c->dir_ino = ino;
@@ -204,15 +266,26 @@ static int inode_cb(u32 ino, const struct stalefs_inode *inode, int rule, bool i
 	return c->err ? -1 : 0;
 }
 
-/* Inline symlink targets live in the inode table: rewrite them in the dumped copy. */
+/* Inline symlink targets and in-inode xattr areas live in the inode table: rewrite them in
+ * the dumped copy. */
 static void obfuscate_itable_block(u8 *blk, u32 first_ino)
 {
-	u32 i, per = dbg.fs->geom.inodes_per_block;
+	u32 i, per = dbg.fs->geom.inodes_per_block, alen = stalefs_xattr_ibody_len(&dbg.fs->geom);
 
 	for (i = 0; i < per; i++) {
 		struct stalefs_inode *in = (void *)(blk + (size_t)i * dbg.fs->geom.inode_size);
 		u32 ino = first_ino + i;
 		bool csum_ok;
+
+		if (alen && !stalefs_xattr_ibody_empty(in + 1) && !stalefs_verify_xattr_ibody(in + 1, alen)) {
+			u32 gen = le32_to_cpu(in->i_generation);
+
+			csum_ok = !stalefs_verify_xattr_ibody_csum(dbg.fs->seed, ino, gen, in + 1, alen);
+			obfuscate_xattr_region(stalefs_xattr_ibody_region(in + 1),
+					       alen - (u32)sizeof(struct stalefs_xattr_ibody_header), 0);
+			if (csum_ok)
+				stalefs_xattr_ibody_set_csum(dbg.fs->seed, ino, gen, in + 1, alen);
+		}
 
 		if ((le16_to_cpu(in->i_mode) & STALEFS_S_IFMT) != STALEFS_S_IFLNK ||
 		    !(le32_to_cpu(in->i_flags) & STALEFS_INODE_INLINE_FL))

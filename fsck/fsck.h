@@ -85,6 +85,11 @@ struct dup_entry {
 	u32 claims;
 };
 
+struct xattr_owner {
+	u32 ino;
+	u64 block;		/* its xattr block, claimed in pass 1; 0: given back */
+};
+
 struct rebuild {
 	u32 ino;
 	u8 fixes;		/* FIX_* accepted */
@@ -123,6 +128,8 @@ struct fsck_ctx {
 	u32 nrebuilds, rebuilds_cap;
 	u32 *dup_inodes;		/* pass 1B: inodes holding a multiply-claimed block */
 	u32 ndup_inodes, dup_inodes_cap;
+	struct xattr_owner *xowners;	/* inodes whose xattr block pass 1 claimed, by inode */
+	u32 nxowners, xowners_cap;
 	bool maps_swapped;		/* fs bitmaps are now the computed ones */
 
 	/* what pass 1 found */
@@ -241,6 +248,12 @@ u16 extent_fixed_flags(struct fsck_ctx *ctx, const struct stalefs_inode *inode, 
 void pass1(struct fsck_ctx *ctx);
 void clear_inode(struct fsck_ctx *ctx, u32 ino);
 bool fsck_write_inode(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *inode);
+
+/* xattr.c: pass 1's checks of extended attributes (FORMAT.md 14) */
+u64 check_xattrs(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *inode, u8 *area, bool *dirty);
+bool xattr_ibody_write(struct fsck_ctx *ctx, u32 ino, const u8 *area);
+u64 xattr_block_of(struct fsck_ctx *ctx, u32 ino);
+void xattr_forget(struct fsck_ctx *ctx, u32 ino);
 
 /* rebuild.c: pass 1B-1D and deferred tree rewrites (after the maps swap) */
 void pass1b(struct fsck_ctx *ctx);

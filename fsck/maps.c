@@ -75,6 +75,7 @@ void maps_free(struct fsck_ctx *ctx)
 	free(ctx->dups);
 	free(ctx->rebuilds);
 	free(ctx->dup_inodes);
+	free(ctx->xowners);
 	free(ctx->buf);
 	ctx->groups = NULL;
 	ctx->dirs = NULL;

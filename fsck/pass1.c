@@ -42,11 +42,15 @@ bool fsck_write_inode(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *inode
 	return true;
 }
 
-/* A cleared slot is all zeros: free, as FORMAT.md section 5 allows. */
+/*
+ * A cleared slot is all zeros: free, as FORMAT.md section 5 allows.  Its
+ * in-inode xattr area goes too, so no later life of the slot finds it.
+ */
 void clear_inode(struct fsck_ctx *ctx, u32 ino)
 {
 	struct stalefs_inode zero;
 	u8 *ft = inode_ft_ptr(ctx, ino);
+	u32 alen = stalefs_xattr_ibody_len(&ctx->fs->geom);
 
 	memset(&zero, 0, sizeof(zero));
 	if (!(ctx->options & OPT_READONLY)) {
@@ -54,6 +58,8 @@ void clear_inode(struct fsck_ctx *ctx, u32 ino)
 
 		if (err)
 			fsck_library_error(ctx, err, "while clearing an inode");
+		else if (alen)
+			xattr_ibody_write(ctx, ino, NULL);
 	}
 	if (ft)
 		*ft = 0;
@@ -253,17 +259,26 @@ static void check_blockless(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode 
 			}
 		}
 	}
-	if (le64_to_cpu(inode->i_blocks) != 0) {
-		p.num = le64_to_cpu(inode->i_blocks);
-		p.num2 = 0;
-		if (fix_problem(ctx, PR_1_I_BLOCKS, &p)) {
-			inode->i_blocks = 0;
-			*dirty = true;
-		}
+}
+
+/* i_blocks counts data blocks, tree nodes and the xattr block. */
+static void check_i_blocks(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *inode, u64 want, bool *dirty)
+{
+	struct problem_ctx p;
+
+	if (le64_to_cpu(inode->i_blocks) == want)
+		return;
+	memset(&p, 0, sizeof(p));
+	p.ino = ino;
+	p.num = le64_to_cpu(inode->i_blocks);
+	p.num2 = want;
+	if (fix_problem(ctx, PR_1_I_BLOCKS, &p)) {
+		inode->i_blocks = cpu_to_le64(want);
+		*dirty = true;
 	}
 }
 
-static void check_inode(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *inode, bool in_bitmap)
+static void check_inode(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *inode, u8 *area, bool in_bitmap)
 {
 	stalefs_fs *fs = ctx->fs;
 	u16 mode = le16_to_cpu(inode->i_mode), type = mode & STALEFS_S_IFMT;
@@ -273,6 +288,7 @@ static void check_inode(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *ino
 	struct inode_scan is;
 	u8 fixes = 0;
 	bool declined = false;
+	u64 xblocks = 0;
 
 	memset(&p, 0, sizeof(p));
 	p.ino = ino;
@@ -338,6 +354,8 @@ static void check_inode(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *ino
 		check_blockless(ctx, ino, inode, type, &dirty);
 		if (inode_ft(ctx, ino) == 0)
 			return;
+		xblocks = check_xattrs(ctx, ino, inode, area, &dirty);
+		check_i_blocks(ctx, ino, inode, xblocks, &dirty);
 		goto stale;
 	}
 	if (type == STALEFS_S_IFLNK) {
@@ -382,6 +400,8 @@ static void check_inode(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *ino
 			return;
 		}
 	}
+	/* After the extents: a block they map is not also taken as the xattr block. */
+	xblocks = check_xattrs(ctx, ino, inode, area, &dirty);
 	if (is.di) {
 		u32 n = is.dir_end ? is.dir_end : 1;
 		u64 want = (u64)n << fs->geom.log_block_size;
@@ -414,15 +434,9 @@ static void check_inode(struct fsck_ctx *ctx, u32 ino, struct stalefs_inode *ino
 			}
 		}
 	}
-	if (!(fixes && !declined) &&
-	    le64_to_cpu(inode->i_blocks) != is.data_blocks + is.node_blocks) {
-		p.num = le64_to_cpu(inode->i_blocks);
-		p.num2 = is.data_blocks + is.node_blocks;
-		if (fix_problem(ctx, PR_1_I_BLOCKS, &p)) {
-			inode->i_blocks = cpu_to_le64(is.data_blocks + is.node_blocks);
-			dirty = true;
-		}
-	}
+	/* A pending rebuild sets i_blocks itself (stalefs_extent_write). */
+	if (!(fixes && !declined))
+		check_i_blocks(ctx, ino, inode, is.data_blocks + is.node_blocks + xblocks, &dirty);
 stale:
 	if (le32_to_cpu(inode->i_flags) & STALEFS_INODE_ORPHAN_FL)
 		ctx->groups[stalefs_ino_group(&fs->geom, ino)].orphans++;
@@ -438,6 +452,8 @@ static void scan_group(struct fsck_ctx *ctx, u32 group, u8 *chunk)
 	stalefs_fs *fs = ctx->fs;
 	const struct stalefs_geom *g = &fs->geom;
 	struct stalefs_group_desc *d = &fs->groups[group].desc;
+	u32 alen = stalefs_xattr_ibody_len(g);
+	u8 area[STALEFS_INODE_SIZE_MAX];
 	u32 ipg = g->inodes_per_group, unused = le32_to_cpu(d->bg_itable_unused);
 	u32 mark = unused > ipg ? 0 : ipg - unused, ipb = g->inodes_per_block;
 	u32 nblocks = (mark + ipb - 1) / ipb, b;
@@ -478,6 +494,8 @@ static void scan_group(struct fsck_ctx *ctx, u32 group, u8 *chunk)
 			if (idx >= mark)
 				break;
 			memcpy(&inode, chunk + (size_t)slot * g->inode_size, sizeof(inode));
+			if (alen)
+				memcpy(area, chunk + (size_t)slot * g->inode_size + sizeof(inode), alen);
 			if (ino < STALEFS_FIRST_INO && ino != STALEFS_ROOT_INO) {
 				check_reserved(ctx, ino, &inode);
 				continue;
@@ -491,7 +509,7 @@ static void scan_group(struct fsck_ctx *ctx, u32 group, u8 *chunk)
 			in_use = dtime == 0 ? (links > 0 || in_bitmap) : (links > 0 && in_bitmap);
 			if (!in_use)
 				continue;
-			check_inode(ctx, ino, &inode, in_bitmap);
+			check_inode(ctx, ino, &inode, alen ? area : NULL, in_bitmap);
 		}
 	}
 }

@@ -75,6 +75,9 @@ static void create_root(struct fsck_ctx *ctx)
 		fsck_library_error(ctx, err, "while creating the root directory");
 		return;
 	}
+	/* Not allocated through the library, which zeroes a new inode's xattr area: a new
+	 * root must not take the attributes of the slot's old life. */
+	xattr_ibody_write(ctx, STALEFS_ROOT_INO, NULL);
 	stalefs_mark_inode(fs, STALEFS_ROOT_INO);
 	note_inode_created(ctx, STALEFS_ROOT_INO, STALEFS_S_IFDIR, 2);
 	inode_count_ref(ctx, STALEFS_ROOT_INO, 1);	/* its '.' */

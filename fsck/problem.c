@@ -170,6 +170,26 @@ static const struct problem table[] = {
 	{ PR_1_SYMLINK_SIZE, "Symlink %i has an invalid size %N.", P_CLEAR, 0, 0 },
 	{ PR_1_ORPHAN_FLAG, "Inode %i is flagged as an orphan, but it is not one left to finish.",
 	  P_FIX, PR_PREEN_OK, 0 },
+	{ PR_1_XATTR_FEATURE, "Inode %i has extended attributes, but the filesystem lacks the xattr feature.",
+	  P_SET_FEATURE, 0, 0 },
+	{ PR_1_XATTR_NO_FEATURE_CLEAR, "Inode %i's extended attributes cannot stay without the xattr "
+	  "feature (its in-inode area and xattr block pointer).", P_CLEAR, 0, 0 },
+	{ PR_1_XATTR_IBODY_BAD, "Inode %i has a corrupt in-inode extended attribute area (%r).",
+	  P_CLEAR, 0, 0 },
+	{ PR_1_XATTR_IBODY_CSUM, "Inode %i, in-inode extended attribute area passes checks, but its "
+	  "checksum does not match.", P_FIX, PR_PREEN_OK, 0 },
+	{ PR_1_XATTR_BLOCK_RANGE, "Inode %i has an extended attribute block %b outside the filesystem's "
+	  "data (out of range or on group metadata).", P_CLEAR, 0, 0 },
+	{ PR_1_XATTR_BLOCK_READ, "Inode %i, error reading extended attribute block %b (%s).", P_CLEAR, 0, 0 },
+	{ PR_1_XATTR_BLOCK_HEADER, "Inode %i has a bad extended attribute block %b (%r).", P_CLEAR, 0, 0 },
+	{ PR_1_XATTR_BLOCK_ENTRIES, "Inode %i, extended attribute block %b has corrupt entries (%r).",
+	  P_CLEAR, 0, 0 },
+	{ PR_1_XATTR_BLOCK_DUP, "Inode %i, extended attribute block %b is already claimed (by an extent "
+	  "tree, the journal or another inode).", P_CLEAR, 0, 0 },
+	{ PR_1_XATTR_BLOCK_CSUM, "Inode %i, extended attribute block %b passes checks, but its checksum "
+	  "does not match.", P_FIX, PR_PREEN_OK, 0 },
+	{ PR_1_XATTR_NAME_TWICE, "Inode %i has extended attribute '%n' both in the inode and in block %b: "
+	  "the in-inode copy is kept, the block's is cleared.", P_CLEAR, 0, 0 },
 	{ PR_1_S1_BOTH, "Stale audit (S1): inode %i has an extent (logical block %l, length %N) "
 	  "marked both STALE and UNWRITTEN.", P_HIDE, 0, 0 },
 	{ PR_1_S2_NOT_REG, "Stale audit (S2): inode %i is a %s but has a STALE extent "

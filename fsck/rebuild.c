@@ -355,6 +355,20 @@ static void clear_claimant(struct fsck_ctx *ctx, u32 ino, const struct collect *
 		}
 	}
 	free_old_nodes(ctx, c);
+	/* Its xattr block (claimed in pass 1) goes with it. */
+	{
+		u64 xb = xattr_block_of(ctx, ino);
+
+		if (xb) {
+			u32 claims = dup_claims(ctx, xb);
+
+			if (claims > 0)
+				dup_release(ctx, xb);
+			if (claims <= 1)
+				stalefs_free_blocks(ctx->fs, xb, 1);
+			xattr_forget(ctx, ino);
+		}
+	}
 	clear_inode(ctx, ino);
 	stalefs_unmark_inode(ctx->fs, ino);
 	if (is_dir) {

@@ -2,7 +2,9 @@
 /*
  * mkfs -d: copy a directory tree into the new filesystem.  Regular files,
  * directories, symlinks, fifos, sockets and device nodes; modes, owners and
- * nanosecond times; sparse files stay sparse; hard links stay hard links.
+ * nanosecond times; sparse files stay sparse; hard links stay hard links;
+ * extended attributes of the namespaces stalefs holds (FORMAT.md 14), others
+ * skipped with a warning.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include "mkfs.h"
 
 /*
@@ -157,6 +160,7 @@ struct populate {
 	struct link_map links;
 	char *failed;
 	size_t failed_len;
+	bool xattrs;		/* the filesystem has the xattr feature */
 	char path[4096];
 };
 
@@ -187,6 +191,106 @@ static errcode_t copy_attrs(stalefs_fs *fs, u32 ino, const struct stat *st)
 	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
 		inode.i_rdev = cpu_to_le32(encode_dev(st->st_rdev));
 	return stalefs_write_inode(fs, ino, &inode);
+}
+
+/* A source call that can fail because the value or list grew between the size query and
+ * the read: ask again (a few times). */
+static ssize_t list_names(const char *path, char **out)
+{
+	ssize_t n;
+
+	for (int tries = 0; tries < 4; tries++) {
+		n = llistxattr(path, NULL, 0);
+		if (n <= 0)
+			return n;
+		*out = malloc((size_t)n);
+		if (!*out) {
+			errno = ENOMEM;
+			return -1;
+		}
+		n = llistxattr(path, *out, (size_t)n);
+		if (n >= 0 || errno != ERANGE)
+			return n;
+		free(*out);
+		*out = NULL;
+	}
+	return -1;
+}
+
+static ssize_t get_value(const char *path, const char *name, char **out)
+{
+	ssize_t n;
+
+	for (int tries = 0; tries < 4; tries++) {
+		n = lgetxattr(path, name, NULL, 0);
+		if (n < 0)
+			return n;
+		*out = malloc(n ? (size_t)n : 1);
+		if (!*out) {
+			errno = ENOMEM;
+			return -1;
+		}
+		n = lgetxattr(path, name, *out, (size_t)n);
+		if (n >= 0 || errno != ERANGE)
+			return n;
+		free(*out);
+		*out = NULL;
+	}
+	return -1;
+}
+
+/*
+ * Copy the source's extended attributes (p->path) to our inode: every one of a
+ * namespace stalefs holds; another namespace is a warning, not a failure; a source
+ * without xattr support has none.  A failure names the file and the attribute.
+ */
+static errcode_t copy_xattrs(struct populate *p, u32 ino)
+{
+	char *names = NULL, *value, *name;
+	ssize_t len, vlen;
+	size_t plen = strlen(p->path);
+	errcode_t err = 0;
+	u8 index;
+	const char *suffix;
+
+	len = list_names(p->path, &names);
+	if (len < 0) {
+		err = (errno == ENOTSUP || errno == ENOSYS) ? 0 : (errcode_t)errno;
+		goto out;
+	}
+	if (len > 0 && !p->xattrs) {
+		fprintf(stderr, "%s: warning: %s: extended attributes not copied: the filesystem has no xattr feature\n",
+			program_name, p->path);
+		goto out;
+	}
+	for (name = names; name < names + len; name += strlen(name) + 1) {
+		if (!stalefs_xattr_split(name, &index, &suffix)) {
+			fprintf(stderr, "%s: warning: %s: extended attribute %s skipped: stalefs holds only user., trusted., "
+				"security. and the POSIX ACLs\n", program_name, p->path, name);
+			continue;
+		}
+		value = NULL;
+		vlen = get_value(p->path, name, &value);
+		if (vlen < 0) {
+			free(value);
+			if (errno == ENODATA)
+				continue;	/* removed since it was listed */
+			err = errno;
+		} else {
+			err = stalefs_xattr_set(p->fs, ino, name, value, (size_t)vlen, 0);
+			free(value);
+		}
+		if (err) {
+			snprintf(p->path + plen, sizeof(p->path) - plen, ", extended attribute %s", name);
+			break;
+		}
+	}
+out:
+	free(names);
+	if (err && !p->failed[0])
+		snprintf(p->failed, p->failed_len, "%s", p->path);
+	p->path[plen] = '\0';
+	return err;
 }
 
 static errcode_t add_hard_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, const struct stat *st)
@@ -324,6 +428,8 @@ static errcode_t copy_entry(struct populate *p, int dirfd, u32 dir, const char *
 	}
 	if (!err)
 		err = copy_attrs(fs, ino, &st);
+	if (!err)
+		err = copy_xattrs(p, ino);
 	if (!err && !S_ISDIR(st.st_mode) && st.st_nlink > 1) {
 		known = link_find(&p->links, st.st_dev, st.st_ino, true);
 		if (!known)
@@ -349,6 +455,7 @@ errcode_t populate_fs(stalefs_fs *fs, const char *dir, char *failed, size_t fail
 	p.fs = fs;
 	p.failed = failed;
 	p.failed_len = failed_len;
+	p.xattrs = le32_to_cpu(fs->sb.s_feature_ro_compat) & STALEFS_FEATURE_RO_COMPAT_XATTR;
 	snprintf(p.path, sizeof(p.path), "%s", dir);
 	fd = open_noatime(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0) {
@@ -362,6 +469,10 @@ errcode_t populate_fs(stalefs_fs *fs, const char *dir, char *failed, size_t fail
 	close(fd);
 	if (!err)
 		err = copy_attrs(fs, STALEFS_ROOT_INO, &st);
+	if (!err) {
+		snprintf(p.path, sizeof(p.path), "%s", dir);
+		err = copy_xattrs(&p, STALEFS_ROOT_INO);
+	}
 	free(p.links.slot);
 	return err;
 }

@@ -39,7 +39,39 @@ static void open_failed(const char *device, errcode_t err, bool for_change)
 /* The changes that move blocks or rest on the whole filesystem being right need a clean one. */
 static bool needs_clean(const struct tune_opts *o)
 {
-	return o->add_journal || o->remove_journal || o->set_stale_gid;
+	return o->add_journal || o->remove_journal || o->set_stale_gid || o->remove_xattr;
+}
+
+/* -O xattr / ^xattr (FORMAT.md 3, 14): off only when no inode holds an attribute, since a
+ * writer that does not know them would leak the blocks and areas they hold. */
+static errcode_t set_xattr_feature(stalefs_fs *fs, const struct tune_opts *o)
+{
+	u32 ro = le32_to_cpu(fs->sb.s_feature_ro_compat), ino;
+	errcode_t err;
+
+	if (o->add_xattr) {
+		ro |= STALEFS_FEATURE_RO_COMPAT_XATTR;
+	} else {
+		err = stalefs_xattr_first_holder(fs, &ino);
+		if (err) {
+			com_err(program_name, err, "while looking for extended attributes on %s (at inode %u)",
+				o->device, ino);
+			fprintf(stderr, "%s: cannot tell whether inodes hold extended attributes: run fsck.stalefs "
+				"first; nothing was changed\n", program_name);
+			return err;
+		}
+		if (ino) {
+			fprintf(stderr, "%s: inode %u holds extended attributes: the xattr feature cannot be turned "
+				"off while inodes hold them (remove them first); nothing was changed\n",
+				program_name, ino);
+			return STALEFS_ERR_BAD_ARGUMENT;
+		}
+		ro &= ~STALEFS_FEATURE_RO_COMPAT_XATTR;
+	}
+	fs->sb.s_feature_ro_compat = cpu_to_le32(ro);
+	stalefs_mark_super_dirty(fs);
+	fs->write_backups = true;
+	return 0;
 }
 
 static errcode_t set_stale_gid(stalefs_fs *fs, const struct tune_opts *o)
@@ -152,6 +184,8 @@ static errcode_t apply(stalefs_fs *fs, const struct tune_opts *o)
 		}
 	}
 	if (o->set_stale_gid && (err = set_stale_gid(fs, o)))
+		return err;
+	if ((o->add_xattr || o->remove_xattr) && (err = set_xattr_feature(fs, o)))
 		return err;
 	if (o->set_uuid) {
 		err = stalefs_set_uuid(fs, o->uuid);

@@ -23,7 +23,8 @@
 
 bool tune_online_possible(const struct tune_opts *o)
 {
-	return !(o->set_uuid || o->set_stale_gid || o->add_journal || o->remove_journal);
+	return !(o->set_uuid || o->set_stale_gid || o->add_journal || o->remove_journal || o->add_xattr ||
+		 o->remove_xattr);
 }
 
 /* What an ioctl's refusal means for the user; nothing was changed by it. */

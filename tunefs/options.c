@@ -19,7 +19,7 @@ static int usage(void)
 		"Usage: %s [-l] [-L volume-label] [-U UUID|random|time|clear]\n"
 		"\t[-e continue|remount-ro|panic] [-c max-mount-count] [-C mount-count]\n"
 		"\t[-i interval[d|w|m|s]] [-T last-check-time|now] [-G gid|none]\n"
-		"\t[-O [^]has_journal] [-J size=journal-MiB] [-V] device\n", program_name);
+		"\t[-O [^]has_journal,[^]xattr] [-J size=journal-MiB] [-V] device\n", program_name);
 	return TUNEFS_ERROR;
 }
 
@@ -103,7 +103,7 @@ static int parse_time(const char *s, s64 *out)
 	return 0;
 }
 
-/* -O: only has_journal can change here; the rest are mkfs's choice or kept by other means. */
+/* -O: only has_journal and xattr can change here; the rest are mkfs's choice or kept by other means. */
 static int parse_features(const char *list, struct tune_opts *o)
 {
 	char *copy = strdup(list), *tok, *save = NULL;
@@ -123,11 +123,16 @@ static int parse_features(const char *list, struct tune_opts *o)
 				o->remove_journal = true;
 			else
 				o->add_journal = true;
+		} else if (kind == 1 && bit == STALEFS_FEATURE_RO_COMPAT_XATTR) {
+			if (clear)
+				o->remove_xattr = true;
+			else
+				o->add_xattr = true;
 		} else if (kind == 1 && bit == STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE) {
 			rc = usage_error("%s goes with the permitted group: use -G GID to record one, -G none to "
 					 "forget it", tok);
 		} else {
-			rc = usage_error("the %s feature cannot be changed by tunefs.stalefs (only has_journal can)",
+			rc = usage_error("the %s feature cannot be changed by tunefs.stalefs (only has_journal and xattr can)",
 					 tok + clear);
 		}
 	}
@@ -200,6 +205,8 @@ int tune_parse_options(int argc, char **argv, struct tune_opts *o)
 		return usage_error("unexpected argument: %s", argv[optind]);
 	if (o->add_journal && o->remove_journal)
 		return usage_error("%s", "has_journal both added and removed (-O ^has_journal with -J or -O has_journal)");
+	if (o->add_xattr && o->remove_xattr)
+		return usage_error("%s", "xattr both added and removed (-O xattr,^xattr)");
 	if (!o->list && !tune_wants_change(o))
 		return usage_error("%s", "nothing to do: give -l or a change");
 	return 0;
@@ -208,5 +215,6 @@ int tune_parse_options(int argc, char **argv, struct tune_opts *o)
 bool tune_wants_change(const struct tune_opts *o)
 {
 	return o->set_label || o->set_uuid || o->set_errors || o->set_max_mnt || o->set_mnt_count ||
-	       o->set_interval || o->set_lastcheck || o->set_stale_gid || o->add_journal || o->remove_journal;
+	       o->set_interval || o->set_lastcheck || o->set_stale_gid || o->add_journal || o->remove_journal ||
+	       o->add_xattr || o->remove_xattr;
 }

@@ -37,6 +37,8 @@ struct tune_opts {
 	bool add_journal;		/* -O has_journal or -J */
 	const char *journal_opts;	/* -J's list, NULL for the default size */
 	bool remove_journal;		/* -O ^has_journal */
+	bool add_xattr;			/* -O xattr */
+	bool remove_xattr;		/* -O ^xattr: refused while an inode holds attributes */
 };
 
 /* 0 to go on; TUNEFS_ERROR after printing the usage error; -1 when all was done (-V). */

@@ -545,6 +545,9 @@ errcode_t stalefs_alloc_inode(stalefs_fs *fs, u32 parent, u16 mode, u32 *ino)
 		memset(&zero, 0, sizeof(zero));
 		for (n = mark; n <= idx; n++) {
 			err = stalefs_write_inode_raw(fs, group * ipg + n + 1, &zero);
+			/* the whole slot: its xattr area too (what the device held there means nothing) */
+			if (!err)
+				err = stalefs_write_inode_area(fs, group * ipg + n + 1, NULL);
 			if (err)
 				return err;
 		}
@@ -556,6 +559,10 @@ errcode_t stalefs_alloc_inode(stalefs_fs *fs, u32 parent, u16 mode, u32 *ino)
 		d->bg_used_dirs_count = cpu_to_le32(le32_to_cpu(d->bg_used_dirs_count) + 1);
 	stalefs_adjust_free_inodes(fs, group, -1);
 	*ino = group * ipg + idx + 1;
+	/* FORMAT.md 5: the in-inode xattr area is zeroed when the inode is allocated, so
+	 * nothing of an earlier life of the slot can be taken for this inode's attributes. */
+	if (stalefs_xattr_ibody_len(&fs->geom))
+		return stalefs_write_inode_area(fs, *ino, NULL);
 	return 0;
 }
 

@@ -303,7 +303,8 @@ errcode_t stalefs_extent_write(stalefs_fs *fs, u32 ino, struct stalefs_inode *in
 		stalefs_eh_index(root)[i].ei_pblk = cpu_to_le64(level[i].pblk);
 	}
 done:
-	inode->i_blocks = cpu_to_le64(data_blocks + node_blocks);
+	/* i_blocks counts the xattr block too (FORMAT.md 14): it is not the tree's to drop. */
+	inode->i_blocks = cpu_to_le64(data_blocks + node_blocks + (inode->i_xattr_block ? 1 : 0));
 	/* The group counts its STALE inodes (FORMAT.md 10, S6). */
 	if (stale != !!(le32_to_cpu(inode->i_flags) & STALEFS_INODE_STALE_FL))
 		stalefs_adjust_stale_count(fs, ino, stale ? 1 : -1);

@@ -98,6 +98,56 @@ errcode_t stalefs_write_inode(stalefs_fs *fs, u32 ino, struct stalefs_inode *ino
 	return stalefs_write_inode_raw(fs, ino, inode);
 }
 
+/* The in-inode xattr area of a slot: its bytes past the 256-byte inode (FORMAT.md 5, 14). */
+errcode_t stalefs_read_inode_area(stalefs_fs *fs, u32 ino, void *area)
+{
+	u32 len = stalefs_xattr_ibody_len(&fs->geom), offset;
+	u8 *buf;
+	u64 block;
+	bool init;
+	errcode_t err;
+
+	err = locate(fs, ino, &block, &offset, &init);
+	if (err || !len)
+		return err;
+	if (!init) {
+		/* Never initialised: reads as an empty area, as the inode reads as zeros. */
+		memset(area, 0, len);
+		return 0;
+	}
+	buf = stalefs_xmalloc(fs->block_size);
+	err = stalefs_io_read(fs->io, block, 1, buf);
+	if (!err)
+		memcpy(area, buf + offset + STALEFS_INODE_SIZE, len);
+	free(buf);
+	return err;
+}
+
+errcode_t stalefs_write_inode_area(stalefs_fs *fs, u32 ino, const void *area)
+{
+	u32 len = stalefs_xattr_ibody_len(&fs->geom), offset;
+	u8 *buf;
+	u64 block;
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	err = locate(fs, ino, &block, &offset, NULL);
+	if (err || !len)
+		return err;
+	buf = stalefs_xmalloc(fs->block_size);
+	err = stalefs_io_read(fs->io, block, 1, buf);
+	if (!err) {
+		if (area)
+			memcpy(buf + offset + STALEFS_INODE_SIZE, area, len);
+		else
+			memset(buf + offset + STALEFS_INODE_SIZE, 0, len);
+		err = stalefs_io_write(fs->io, block, 1, buf);
+	}
+	free(buf);
+	return err;
+}
+
 void stalefs_inode_set_times_now(struct stalefs_inode *inode, bool atime, bool mtime, bool ctime)
 {
 	struct timespec ts;
@@ -332,6 +382,11 @@ errcode_t stalefs_delete_inode(stalefs_fs *fs, u32 ino)
 	if (err)
 		return err;
 	is_dir = (le16_to_cpu(inode.i_mode) & STALEFS_S_IFMT) == STALEFS_S_IFDIR;
+	/* Attributes first: a block that is not this inode's stops the deletion before
+	 * anything is freed.  They cannot be undeleted, so they go wholly. */
+	err = stalefs_xattr_release(fs, ino, &inode);
+	if (err)
+		return err;
 	if (stalefs_inode_has_extents(&inode)) {
 		struct stalefs_extent_list l;
 

@@ -163,6 +163,11 @@ int stalefs_inode_scan(stalefs_fs *fs, stalefs_inode_scan_fn fn, void *priv);
 errcode_t stalefs_write_inode(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode);
 errcode_t stalefs_write_inode_raw(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode);
 bool stalefs_ino_valid(const stalefs_fs *fs, u32 ino);
+/* The slot's bytes past the inode, the in-inode xattr area (stalefs_xattr_ibody_len bytes;
+ * nothing to do when inodes are 256 bytes).  Reading a never-initialised slot gives zeros;
+ * writing NULL zeroes the area.  Raw: no checksum set or checked (see xattr.c). */
+errcode_t stalefs_read_inode_area(stalefs_fs *fs, u32 ino, void *area);
+errcode_t stalefs_write_inode_area(stalefs_fs *fs, u32 ino, const void *area);
 /* Initialise a fresh in-memory inode (times now, generation random, empty extent root). */
 void stalefs_inode_init(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, u16 mode, u32 uid, u32 gid);
 void stalefs_inode_set_times_now(struct stalefs_inode *inode, bool atime, bool mtime, bool ctime);
@@ -177,6 +182,39 @@ errcode_t stalefs_drop_link(stalefs_fs *fs, u32 ino);
 /* Free every block of an inode and mark it deleted (dtime), clearing its bitmap bit (and its
  * ORPHAN flag, with its group's bg_orphan_count). */
 errcode_t stalefs_delete_inode(stalefs_fs *fs, u32 ino);
+
+/* ---- extended attributes (xattr.c; FORMAT.md 14) ----
+ * Names are full names ("user.foo", "system.posix_acl_access"); an unknown prefix is
+ * STALEFS_ERR_XATTR_BAD_NAME, a suffix over 255 bytes STALEFS_ERR_XATTR_RANGE.  Every region
+ * read is verified: STALEFS_ERR_XATTR_CORRUPT (or _CSUM, accepted with IGNORE_CSUM). */
+#define STALEFS_XATTR_CREATE	0x1	/* fail with STALEFS_ERR_XATTR_EXISTS if it exists */
+#define STALEFS_XATTR_REPLACE	0x2	/* fail with STALEFS_ERR_XATTR_NOT_FOUND if it does not */
+/* The value into buf (bufsize bytes) and its size into *size; buf NULL: the size alone.
+ * A value larger than bufsize: STALEFS_ERR_XATTR_RANGE (*size still says how large). */
+errcode_t stalefs_xattr_get(stalefs_fs *fs, u32 ino, const char *name, void *buf, size_t bufsize,
+			    size_t *size);
+/* Set (create or replace) an attribute: in the in-inode area if it fits, else in the inode's
+ * xattr block (allocated near the inode when there is none).  Sets RO_COMPAT_XATTR.
+ * STALEFS_ERR_XATTR_NO_SPACE when it fits in neither region. */
+errcode_t stalefs_xattr_set(stalefs_fs *fs, u32 ino, const char *name, const void *value,
+			    size_t size, int flags);
+/* Remove one attribute (STALEFS_ERR_XATTR_NOT_FOUND if absent); an emptied block is freed.
+ * (stalefs_xattr_remove is format/core's entry edit, hence the name.) */
+errcode_t stalefs_xattr_delete(stalefs_fs *fs, u32 ino, const char *name);
+/* Every attribute, in-inode area first, then the block.  A nonzero return from fn stops
+ * the walk and is returned. */
+typedef int (*stalefs_xattr_iter_fn)(const char *name, const void *value, size_t size, void *priv);
+errcode_t stalefs_xattr_iterate(stalefs_fs *fs, u32 ino, stalefs_xattr_iter_fn fn, void *priv);
+/* Whether an inode holds any attribute (without verifying them). */
+bool stalefs_xattr_present(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode);
+/* An inode's attributes go with it (freeing an inode): its xattr block is freed (bitmap and
+ * counts; i_blocks and i_xattr_block in *inode, which the caller writes) and its in-inode
+ * area zeroed.  A block that does not name this inode as its owner is not freed:
+ * STALEFS_ERR_XATTR_CORRUPT, nothing changed. */
+errcode_t stalefs_xattr_release(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode);
+/* The first inode in use that holds attributes (*ino 0: none), for turning the feature off.
+ * An inode table block that cannot be read: STALEFS_ERR_SHORT_READ, *ino its first inode. */
+errcode_t stalefs_xattr_first_holder(stalefs_fs *fs, u32 *ino);
 
 /* ---- orphans (FORMAT.md 13) ---- */
 struct stalefs_orphan_result {

@@ -169,3 +169,81 @@ crash_image() {
 		exit 1
 	}
 }
+
+# ---- extended attributes (FORMAT.md 14), until debugfs has ea_set ----
+# An entry is "INDEX:SUFFIX=VALUE" (INDEX 1 user., 2/3 the ACLs with an empty suffix,
+# 4 trusted., 6 security.).
+
+# xattr_put ibody|block INO BLOCK ENTRY...: write a valid region with its checksum: INO's
+# in-inode area (BLOCK ignored), or BLOCK as INO's xattr block (header: own number, owner,
+# generation).  Checksums are crc32_le (no inversions) seeded as FORMAT.md 7 says.
+xattr_put() {
+	local where=$1 ino=$2 block=$3 loc
+	shift 3
+	loc=$(dfs_out "imap <$ino>" | sed -n 's/.*located at block \([0-9]*\), offset \(0x[0-9a-f]*\).*/\1 \2/p')
+	[ -n "$loc" ] || { echo "xattr_put: no inode $ino" >&2; exit 1; }
+	python3 - "$IMAGE" "$where" "$ino" "$block" $loc "$@" <<'PY'
+import struct, sys, zlib
+img, where, ino, block, iblk, ioff = sys.argv[1:7]
+ino, block, iblk, ioff = int(ino), int(block), int(iblk), int(ioff, 16)
+def crc(c, b):
+    return ~zlib.crc32(b, ~c & 0xffffffff) & 0xffffffff
+f = open(img, 'r+b')
+f.seek(1024)
+sb = f.read(1024)
+bs = 1024 << struct.unpack_from('<I', sb, 0x0C)[0]
+isize = struct.unpack_from('<H', sb, 0x3C)[0]
+seed = struct.unpack_from('<I', sb, 0x58)[0]
+f.seek(iblk * bs + ioff)
+gen = struct.unpack_from('<I', f.read(256), 0x58)[0]
+ents = b''
+for e in sys.argv[7:]:
+    idx, rest = e.split(':', 1)
+    name, value = rest.split('=', 1)
+    name, value = name.encode(), value.encode()
+    body = name + value
+    ents += struct.pack('<BBH', int(idx), len(name), len(value)) + body + b'\0' * (-len(body) % 4)
+if where == 'ibody':
+    alen = isize - 256
+    area = bytearray(struct.pack('<II', 0x41584C53, 0) + ents + b'\0' * (alen - 8 - len(ents)))
+    c = crc(crc(seed, struct.pack('<I', ino)), struct.pack('<I', gen))
+    struct.pack_into('<I', area, 4, crc(c, bytes(area)))
+    f.seek(iblk * bs + ioff + 256)
+    f.write(area)
+else:
+    blk = bytearray(struct.pack('<IIQIIQ', 0x41584C53, 0, block, ino, gen, 0) + ents)
+    blk += b'\0' * (bs - len(blk))
+    struct.pack_into('<I', blk, 4, crc(seed, bytes(blk)))
+    f.seek(block * bs)
+    f.write(blk)
+PY
+}
+
+# xattr_ibody PATH ENTRY...: PATH's in-inode area holds these attributes.
+xattr_ibody() {
+	local i
+	i=$(ino "$1")
+	shift
+	xattr_put ibody "$i" 0 "$@"
+}
+
+# xattr_block PATH BLOCK ENTRY...: BLOCK becomes PATH's xattr block holding these attributes,
+# in use and counted in i_blocks, as the library would leave it.
+xattr_block() {
+	local i b=$2 n
+	i=$(ino "$1")
+	shift 2
+	xattr_put block "$i" "$b" "$@"
+	n=$(dfs_out "stat <$i>" | sed -n 's/.*Blockcount: *\([0-9]*\).*/\1/p')
+	dfs "sif <$i> xattr_block $b" "setb $b" "sif <$i> blocks $((n + 1))"
+}
+
+# free_block: the first free block.
+free_block() {
+	dfs_out ffb | tr -dc '0-9 ' | awk '{print $1}'
+}
+
+# slot_of PATH: "BLOCK BYTE" of PATH's inode slot (for zap_block -o).
+slot_of() {
+	dfs_out "imap $1" | sed -n 's/.*located at block \([0-9]*\), offset \(0x[0-9a-f]*\).*/\1 \2/p'
+}

@@ -67,6 +67,7 @@ Suite *group_meta_suite(void);
 Suite *extent_rules_suite(void);
 Suite *dir_rules_suite(void);
 Suite *xattr_rules_suite(void);
+Suite *xattr_suite(void);
 Suite *alloc_suite(void);
 Suite *extent_list_suite(void);
 Suite *extent_tree_suite(void);

@@ -35,6 +35,7 @@ static const char *const script[] = {
 	"lsstale", "lsdel",
 	"cat <12>", "cat <14>", "dump <13> /dev/null", "dump -p <15> /dev/null",
 	"metadump /dev/null",
+	"ea_list <12>", "ea_list <13>", "ea_get <12> user.a", "ea_get -x <13> trusted.t",
 	"sif <12> mode 0",	/* refused: read-only */
 	"close", "open %s", "stats -h",	/* %s: the image again */
 };
@@ -47,6 +48,8 @@ static const char *const script[] = {
 	"link /newfile newdir/hard", "unlink newdir/hard",
 	"fallocate <12> 3 9", "fallocate --no-hide-stale <13> 100 120", "punch <13> 5 60", "punch <12> 0",
 	"fallocate newfile 0 40", "punch newfile 10 20",
+	"ea_set <12> user.a 1", "ea_set <13> trusted.t xyz", "ea_set -f " HOST_FILE " <14> user.big",
+	"ea_set newfile security.s label", "ea_list <12>", "ea_rm <12> user.a", "ea_rm <13> trusted.t user.none",
 	"sif <12> uid 5", "sif -n <13> extent[0].flags 3", "sif <14> eh.entries 9",
 	"ssv free_blocks_count 3", "ssv -n state 0", "set_bg 0 itable_unused 1", "set_bg -n 0 flags 3",
 	"seb 38 extent[0].len 0", "sde / a inode 5000", "sdb 20 lblk 7",
