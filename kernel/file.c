@@ -11,6 +11,7 @@
 #include "stalefs.h"
 #include "stale.h"
 #include "journal.h"
+#include "xattr.h"
 
 /* ---- address space ---- */
 
@@ -555,4 +556,7 @@ const struct inode_operations stalefs_file_inode_operations = {
 	.fiemap		= stalefs_fiemap,
 	.fileattr_get	= stalefs_fileattr_get,
 	.fileattr_set	= stalefs_fileattr_set,
+	.listxattr	= stalefs_listxattr,
+	.get_acl	= stalefs_get_acl,
+	.set_acl	= stalefs_set_acl,
 };

@@ -13,6 +13,7 @@
 #include "dir_index.h"
 #include "stale.h"
 #include "journal.h"
+#include "xattr.h"
 
 /*
  * A cold inode table block: read the next ones of the table's used part
@@ -36,7 +37,7 @@ static void itable_readahead(struct super_block *sb, const struct stalefs_group_
 }
 
 /* Where inode 'ino' lives; NULL and an error when the number is impossible. */
-static struct buffer_head *inode_block(struct super_block *sb, u32 ino, u32 *offset, int *err)
+struct buffer_head *stalefs_inode_bh(struct super_block *sb, u32 ino, u32 *offset, int *err)
 {
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
 	struct stalefs_geom *g = &sbi->geom;
@@ -141,7 +142,7 @@ struct inode *stalefs_iget_flags(struct super_block *sb, u32 ino, int flags)
 		return inode;
 	ei = STALEFS_I(inode);
 
-	bh = inode_block(sb, ino, &offset, &err);
+	bh = stalefs_inode_bh(sb, ino, &offset, &err);
 	if (!bh)
 		goto bad;
 	d = stalefs_get_desc(sb, stalefs_ino_group(g, ino), NULL);
@@ -178,6 +179,7 @@ struct inode *stalefs_iget_flags(struct super_block *sb, u32 ino, int flags)
 	inode->i_generation = le32_to_cpu(raw->i_generation);
 	ei->i_dflags = le32_to_cpu(raw->i_flags);
 	ei->i_dtime = le64_to_cpu(raw->i_dtime);
+	ei->i_xattr_block = le64_to_cpu(raw->i_xattr_block);
 	ei->i_dir_group = stalefs_ino_group(g, ino);
 	memcpy(ei->i_data, raw->i_block, sizeof(ei->i_data));
 	set_vfs_flags(inode);
@@ -249,6 +251,7 @@ static void build_raw(struct inode *inode, struct stalefs_inode *raw, const u8 *
 	put_time(&raw->i_mtime, &raw->i_mtime_nsec, &inode->i_mtime);
 	put_time(&raw->i_crtime, &raw->i_crtime_nsec, &ei->i_crtime);
 	raw->i_dtime = cpu_to_le64(ei->i_dtime);
+	raw->i_xattr_block = cpu_to_le64(READ_ONCE(ei->i_xattr_block));
 	raw->i_generation = cpu_to_le32(inode->i_generation);
 	if (S_ISCHR(inode->i_mode) || S_ISBLK(inode->i_mode))
 		raw->i_rdev = cpu_to_le32(new_encode_dev(inode->i_rdev));
@@ -283,7 +286,7 @@ static struct buffer_head *copy_to_table(struct inode *inode, bool map_locked, b
 	*dirtied = false;
 	if (map_locked)
 		stalefs_assert_rwsem(&ei->i_map_sem);
-	bh = inode_block(sb, inode->i_ino, &offset, err);
+	bh = stalefs_inode_bh(sb, inode->i_ino, &offset, err);
 	if (!bh)
 		return NULL;
 	raw = (void *)(bh->b_data + offset);
@@ -518,10 +521,12 @@ static void delete_inode(struct inode *inode)
 	sb_start_intwrite(sb);
 	if (has_extents(inode) && stalefs_truncate_blocks(inode, 0))
 		goto out;
-	/* Inode, its bitmap block and the group descriptor. */
-	handle = stalefs_journal_start(sb, 2 + STALEFS_SB(sb)->geom.inode_bitmap_blocks, 0);
+	/* Inode, its bitmap block and the group descriptor; its xattr block's free. */
+	handle = stalefs_journal_start(sb, 2 + STALEFS_SB(sb)->geom.inode_bitmap_blocks +
+				       stalefs_credits_alloc(sb, 1), 1);
 	if (IS_ERR(handle))
 		goto out;
+	stalefs_xattr_drop(inode);
 	orphan = ei->i_dflags & STALEFS_INODE_ORPHAN_FL;
 	ei->i_dflags &= ~STALEFS_INODE_ORPHAN_FL;
 	inode->i_size = 0;
@@ -585,6 +590,7 @@ struct inode *stalefs_new_inode(struct inode *dir, umode_t mode, const struct qs
 	ei->i_dflags = STALEFS_I(dir)->i_dflags & (STALEFS_INODE_SYNC_FL | STALEFS_INODE_NODUMP_FL |
 						   STALEFS_INODE_NOATIME_FL);
 	ei->i_dtime = 0;
+	ei->i_xattr_block = 0;
 	ei->i_dir_group = stalefs_ino_group(&STALEFS_SB(sb)->geom, ino);
 	if (S_ISREG(mode) || S_ISDIR(mode) || S_ISLNK(mode))
 		stalefs_ext_init_empty(inode);
@@ -595,6 +601,15 @@ struct inode *stalefs_new_inode(struct inode *dir, umode_t mode, const struct qs
 		make_bad_inode(inode);
 		iput(inode);
 		return ERR_PTR(-EUCLEAN);
+	}
+	/* Inherited ACLs and security labels, in the creation handle (ns_credits counts them). */
+	err = stalefs_xattr_init_new(inode, dir, name);
+	if (err) {
+		stalefs_xattr_drop(inode);
+		stalefs_free_ino(sb, ino, S_ISDIR(inode->i_mode), false);
+		make_bad_inode(inode);
+		discard_new_inode(inode);
+		return ERR_PTR(err);
 	}
 	mark_inode_dirty(inode);
 	return inode;
@@ -720,7 +735,10 @@ int stalefs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry, st
 	}
 	setattr_copy(mnt_userns, inode, attr);
 	mark_inode_dirty(inode);
-	return 0;
+	/* The access ACL follows the new mode (its own transaction). */
+	if (attr->ia_valid & ATTR_MODE)
+		err = posix_acl_chmod(mnt_userns, inode, inode->i_mode);
+	return err;
 }
 
 int stalefs_getattr(struct user_namespace *mnt_userns, const struct path *path,

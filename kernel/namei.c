@@ -14,6 +14,7 @@
 #include <linux/namei.h>
 #include "stalefs.h"
 #include "journal.h"
+#include "xattr.h"
 
 #define STALEFS_LINK_MAX 65000
 
@@ -32,7 +33,7 @@ static int ns_credits(struct inode *dir, bool new_inode, int adds, int changes, 
 
 	if (new_inode)
 		c += g->inode_bitmap_blocks + 1 + 2 + 1 + stalefs_credits_alloc(sb, 1) +
-		     stalefs_credits_tree(dir, 1);
+		     stalefs_credits_tree(dir, 1) + stalefs_xattr_credits(sb);
 	if (adds)
 		c += adds * (1 + stalefs_credits_alloc(sb, 1) + stalefs_credits_tree(dir, 1));
 	return c;
@@ -477,8 +478,12 @@ out_dd:
 	return err;
 }
 
+/*
+ * whiteout: RENAME_WHITEOUT's fresh char 0:0 inode (overlayfs), which takes
+ * the old name in the same transaction; NULL for a plain rename.
+ */
 static int do_rename(struct inode *old_dir, struct dentry *old_dentry, struct inode *new_dir,
-		     struct dentry *new_dentry)
+		     struct dentry *new_dentry, struct inode *whiteout)
 {
 	struct inode *old_inode = d_inode(old_dentry), *new_inode = d_inode(new_dentry);
 	bool is_dir = S_ISDIR(old_inode->i_mode);
@@ -531,7 +536,10 @@ static int do_rename(struct inode *old_dir, struct dentry *old_dentry, struct in
 	err = find_exact(old_dir, old_dentry, &opos);
 	if (err)
 		goto out;
-	err = stalefs_dir_delete(old_dir, &opos);
+	if (whiteout)
+		err = stalefs_dir_set(old_dir, &opos, whiteout->i_ino, whiteout->i_mode);
+	else
+		err = stalefs_dir_delete(old_dir, &opos);
 	brelse(opos.bh);
 	if (err)
 		goto out;
@@ -551,20 +559,45 @@ static int stalefs_vn_rename(struct user_namespace *mnt_userns, struct inode *ol
 			  struct dentry *old_dentry, struct inode *new_dir,
 			  struct dentry *new_dentry, unsigned int flags)
 {
+	struct inode *whiteout = NULL;
+	bool wh = flags & RENAME_WHITEOUT;
 	handle_t *handle;
 	int err, err2;
 
-	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE))
+	if (flags & ~(RENAME_NOREPLACE | RENAME_EXCHANGE | RENAME_WHITEOUT))
 		return -EINVAL;
-	/* An entry added to new_dir, up to three changed in place ('..'s too), four inodes. */
-	handle = stalefs_journal_start(old_dir->i_sb, ns_credits(new_dir, false, 1, 3, 4),
+	/*
+	 * An entry added to new_dir, up to three changed in place ('..'s too),
+	 * four inodes; a whiteout is a new inode and a fifth.
+	 */
+	handle = stalefs_journal_start(old_dir->i_sb, ns_credits(new_dir, wh, 1, 3, 4 + wh),
 				       stalefs_revokes_tree(new_dir, 1));
 	if (IS_ERR(handle))
 		return PTR_ERR(handle);
+	if (wh) {
+		whiteout = stalefs_new_inode(old_dir, S_IFCHR | WHITEOUT_MODE, &old_dentry->d_name);
+		if (IS_ERR(whiteout)) {
+			stalefs_journal_stop(old_dir->i_sb, handle);
+			return PTR_ERR(whiteout);
+		}
+		init_special_inode(whiteout, whiteout->i_mode, WHITEOUT_DEV);
+		stalefs_set_ops(whiteout);
+		mark_inode_dirty(whiteout);
+	}
 	if (flags & RENAME_EXCHANGE)
 		err = stalefs_exchange(old_dir, old_dentry, new_dir, new_dentry);
 	else
-		err = do_rename(old_dir, old_dentry, new_dir, new_dentry);
+		err = do_rename(old_dir, old_dentry, new_dir, new_dentry, whiteout);
+	if (whiteout) {
+		if (err) {
+			ns_fail_new(old_dir, handle, whiteout);
+			return err;
+		}
+		err = stalefs_journal_stop(old_dir->i_sb, handle);
+		unlock_new_inode(whiteout);
+		iput(whiteout);
+		return err;
+	}
 	err2 = stalefs_journal_stop(old_dir->i_sb, handle);
 	return err ? err : err2;
 }
@@ -584,21 +617,29 @@ const struct inode_operations stalefs_dir_inode_operations = {
 	.getattr	= stalefs_getattr,
 	.fileattr_get	= stalefs_fileattr_get,
 	.fileattr_set	= stalefs_fileattr_set,
+	.listxattr	= stalefs_listxattr,
+	.get_acl	= stalefs_get_acl,
+	.set_acl	= stalefs_set_acl,
 };
 
 const struct inode_operations stalefs_special_inode_operations = {
 	.setattr	= stalefs_setattr,
 	.getattr	= stalefs_getattr,
+	.listxattr	= stalefs_listxattr,
+	.get_acl	= stalefs_get_acl,
+	.set_acl	= stalefs_set_acl,
 };
 
 const struct inode_operations stalefs_symlink_inode_operations = {
 	.get_link	= stalefs_get_link,
 	.setattr	= stalefs_setattr,
 	.getattr	= stalefs_getattr,
+	.listxattr	= stalefs_listxattr,
 };
 
 const struct inode_operations stalefs_fast_symlink_inode_operations = {
 	.get_link	= simple_get_link,
 	.setattr	= stalefs_setattr,
 	.getattr	= stalefs_getattr,
+	.listxattr	= stalefs_listxattr,
 };

@@ -31,6 +31,8 @@ struct stalefs_mount_opts {
 	bool norecovery;	/* norecovery / noload: do not replay (read-only only) */
 	bool stale_gid_set;	/* stale.c: nohide_stale_gid= given */
 	u32 stale_gid;
+	bool noacl;		/* noacl given (acl, the default, clears it) */
+	bool acl_set;		/* acl or noacl given */
 };
 
 struct stalefs_sb_info {
@@ -116,6 +118,9 @@ struct stalefs_inode_info {
 	struct timespec64 i_crtime;
 	u64 i_dtime;
 	u32 i_dir_group;		/* allocation goal group */
+	/* xattr.c: the external attribute block (0: none), and what guards both regions */
+	u64 i_xattr_block;
+	struct rw_semaphore i_xattr_sem;
 	bool i_converting;		/* in unwritten conversion: may use the reserve (i_map_sem) */
 	/* journal.c: the last transactions holding a change of the inode (fsync commits them) */
 	u32 i_sync_tid, i_datasync_tid;
@@ -254,6 +259,8 @@ u64 stalefs_ext_blocks(struct inode *inode);
 /* inode.c */
 #define STALEFS_IGET_ORPHAN	0x1	/* an ORPHAN inode with no links is fine (orphan.c) */
 struct inode *stalefs_iget(struct super_block *sb, u32 ino);
+/* The table block holding inode ino (referenced) and the slot's offset in it. */
+struct buffer_head *stalefs_inode_bh(struct super_block *sb, u32 ino, u32 *offset, int *err);
 struct inode *stalefs_iget_flags(struct super_block *sb, u32 ino, int flags);
 void stalefs_sb_dirty_inode(struct inode *inode, int flags);
 int stalefs_inode_to_table(struct inode *inode, bool map_locked, bool datasync);

@@ -14,6 +14,7 @@
 #include "stalefs.h"
 #include "stale.h"
 #include "journal.h"
+#include "xattr.h"
 
 static struct kmem_cache *stalefs_inode_cachep;
 
@@ -192,6 +193,7 @@ static struct inode *stalefs_sb_alloc_inode(struct super_block *sb)
 	ei->i_dflags = 0;
 	ei->i_dtime = 0;
 	ei->i_dir_group = 0;
+	ei->i_xattr_block = 0;
 	ei->i_converting = false;
 	ei->i_sync_tid = ei->i_datasync_tid = 0;
 	ei->i_save_pending = false;
@@ -212,6 +214,7 @@ static void init_once(void *p)
 	struct stalefs_inode_info *ei = p;
 
 	init_rwsem(&ei->i_map_sem);
+	init_rwsem(&ei->i_xattr_sem);
 	mutex_init(&ei->i_dx_lock);
 	spin_lock_init(&ei->i_ioend_lock);
 	INIT_LIST_HEAD(&ei->i_ioend_list);
@@ -315,6 +318,8 @@ static int stalefs_sb_show_options(struct seq_file *seq, struct dentry *root)
 		seq_printf(seq, ",commit=%u", sbi->commit_interval);
 	if (sbi->norecovery)
 		seq_puts(seq, ",norecovery");
+	if (stalefs_has_xattr(root->d_sb) && !(root->d_sb->s_flags & SB_POSIXACL))
+		seq_puts(seq, ",noacl");
 	stalefs_stale_show_options(seq, root->d_sb);
 	return 0;
 }
@@ -374,7 +379,7 @@ static const struct super_operations stalefs_sops = {
 
 /* ---- mount ---- */
 
-enum { Opt_errors, Opt_nohide_stale_gid, Opt_commit, Opt_norecovery };
+enum { Opt_errors, Opt_nohide_stale_gid, Opt_commit, Opt_norecovery, Opt_acl };
 
 static const struct constant_table stalefs_param_errors[] = {
 	{ "continue",	STALEFS_ERRORS_CONTINUE },
@@ -389,6 +394,7 @@ static const struct fs_parameter_spec stalefs_param_spec[] = {
 	fsparam_u32("commit", Opt_commit),
 	fsparam_flag("norecovery", Opt_norecovery),
 	fsparam_flag("noload", Opt_norecovery),
+	fsparam_flag_no("acl", Opt_acl),
 	{}
 };
 
@@ -418,6 +424,10 @@ static int stalefs_parse_param(struct fs_context *fc, struct fs_parameter *param
 		break;
 	case Opt_norecovery:
 		opts->norecovery = true;
+		break;
+	case Opt_acl:
+		opts->acl_set = true;
+		opts->noacl = result.negated;
 		break;
 	}
 	return 0;
@@ -534,6 +544,15 @@ static void mark_mounted_rw(struct super_block *sb)
 	stalefs_commit_super(sb, true);
 }
 
+/* ACLs are enforced by default, as on ext4, where the format can keep them. */
+static void set_posixacl(struct super_block *sb, const struct stalefs_mount_opts *opts)
+{
+	if (IS_ENABLED(CONFIG_FS_POSIX_ACL) && stalefs_has_xattr(sb) && !opts->noacl)
+		sb->s_flags |= SB_POSIXACL;
+	else
+		sb->s_flags &= ~SB_POSIXACL;
+}
+
 static int stalefs_fill_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct stalefs_mount_opts *opts = fc->fs_private;
@@ -569,6 +588,8 @@ static int stalefs_fill_super(struct super_block *sb, struct fs_context *fc)
 
 	sb->s_magic = STALEFS_SUPER_MAGIC;
 	sb->s_op = &stalefs_sops;
+	sb->s_xattr = stalefs_xattr_handlers;
+	set_posixacl(sb, opts);
 	sb->s_maxbytes = min_t(u64, MAX_LFS_FILESIZE,
 			       STALEFS_MAX_FILE_BLOCKS << sb->s_blocksize_bits);
 	sb->s_time_gran = 1;
@@ -674,6 +695,8 @@ static int stalefs_reconfigure(struct fs_context *fc)
 		sbi->errors = opts->errors;
 		sbi->errors_opt = true;
 	}
+	if (opts->acl_set)
+		set_posixacl(sb, opts);
 	if (opts->commit_set) {
 		sbi->commit_interval = opts->commit;
 		stalefs_journal_set_options(sb);

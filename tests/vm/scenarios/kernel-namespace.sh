@@ -1,6 +1,6 @@
 #!/bin/bash
 # stalefs.ko namespace: create, mkdir, unlink, rmdir, rename (plain,
-# NOREPLACE, EXCHANGE, over files and dirs, across dirs), link, symlinks
+# NOREPLACE, EXCHANGE, WHITEOUT, over files and dirs, across dirs), link, symlinks
 # (inline and block), mknod, setattr, nanosecond times, big directories,
 # readdir stability; checked after drop_caches and after a remount.
 # needs: stalefs
@@ -99,7 +99,25 @@ assert open("x").read() == "y\n" and open("y").read() == "x\n"
 assert rn("d1", "y", 2) == 0, "EXCHANGE dir and file"
 assert os.path.isdir("y") and open("d1").read() == "x\n"
 assert rn("y", "d1", 2) == 0
-assert rn("x", "y", 4) == errno.EINVAL, "WHITEOUT unsupported"
+# RENAME_WHITEOUT (overlayfs): the old name becomes a char 0:0 whiteout
+open("w1", "w").write("w\n")
+assert rn("w1", "w2", 4) == 0, "WHITEOUT"
+st = os.lstat("w1")
+assert os.path.exists("w2") and open("w2").read() == "w\n"
+import stat as S
+assert S.S_ISCHR(st.st_mode) and st.st_rdev == 0 and st.st_nlink == 1, "whiteout is char 0:0"
+open("w3", "w").write("3\n")
+assert rn("w3", "w2", 4 | 1) == errno.EEXIST, "WHITEOUT|NOREPLACE over a name"
+assert rn("w3", "w2", 4) == 0, "WHITEOUT over a name"
+assert S.S_ISCHR(os.lstat("w3").st_mode) and open("w2").read() == "3\n"
+os.mkdir("wd"); os.mkdir("wd/in")
+assert rn("wd/in", "wdin", 4) == 0, "WHITEOUT of a directory"
+assert S.S_ISCHR(os.lstat("wd/in").st_mode) and os.path.isdir("wdin")
+assert os.stat("wd").st_nlink == 2, "wd lost its subdir link"
+assert rn("x", "y", 4 | 2) == errno.EINVAL, "WHITEOUT with EXCHANGE"
+for n in ("w1", "w2", "w3", "wd/in"):
+    os.unlink(n)
+os.rmdir("wd"); os.rmdir("wdin")
 os.mkdir("e1"); os.mkdir("e2"); os.mkdir("e2/inner")
 assert rn("e1", "e2/inner", 2) == 0, "EXCHANGE dirs across parents"
 print("renameat2 ok")
