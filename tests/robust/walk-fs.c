@@ -6,8 +6,9 @@
  *
  * 1. Walks the tree: lstat, readdir, readlink, reads regular files (hopping
  *    with SEEK_DATA/SEEK_HOLE, capped so a damaged i_size of 2^63 cannot
- *    make it read for hours), FIEMAP.
+ *    make it read for hours), FIEMAP, lists and reads every entry's xattrs.
  * 2. Changes it: writes, fallocates, punches and truncates existing files,
+ *    sets and removes xattrs (in the inode and in a block),
  *    creates, renames, links and removes files, directories and symlinks in
  *    existing directories, removes some existing files, and builds a
  *    fragmented new file (so allocation walks the damaged bitmaps and grows
@@ -31,6 +32,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define MAX_DEPTH 24		/* a damaged directory graph may be deep or cyclic */
@@ -148,6 +150,16 @@ static void read_file(const char *path)
 	close(fd);
 }
 
+/* Every attribute of path: the list, then each value (buffers as large as any can be). */
+static void read_xattrs(const char *path)
+{
+	static char names[65536], value[65536];
+	ssize_t n = check(llistxattr(path, names, sizeof(names)), "listxattr", path);
+
+	for (ssize_t at = 0; n > 0 && at < n; at += (ssize_t)strlen(names + at) + 1)
+		check(lgetxattr(path, names + at, value, sizeof(value)), "getxattr", path);
+}
+
 static void walk(const char *path, int depth, struct picks *pk)
 {
 	DIR *d = opendir(path);
@@ -175,6 +187,7 @@ static void walk(const char *path, int depth, struct picks *pk)
 		char *p = join(path, de->d_name);
 		struct stat sb;
 		if (check(lstat(p, &sb), "lstat", p) == 0) {
+			read_xattrs(p);
 			if (S_ISDIR(sb.st_mode)) {
 				if (depth < MAX_DEPTH)
 					walk(p, depth + 1, pk);
@@ -230,6 +243,11 @@ static void change_file(const char *path)
 	      "punch", path);
 	check(fallocate(fd, FALLOC_FL_ZERO_RANGE, mid, 4096), "zero-range", path);
 	check(ftruncate(fd, mid + 4096), "truncate", path);
+	/* Small enough for the inode, then one only a block holds. */
+	memset(buf, 0x78, 600);
+	check(fsetxattr(fd, "user.walk.small", buf, 16, 0), "setxattr", path);
+	check(fsetxattr(fd, "user.walk.large", buf, 600, 0), "setxattr", path);
+	check(fremovexattr(fd, "user.walk.small"), "removexattr", path);
 	check(fsync(fd), "fsync", path);
 	close(fd);
 }

@@ -6,7 +6,8 @@
 # (256-byte inodes), with and without a journal; the block counted in
 # st_blocks and freed when emptied or when the file goes; read by debugfs
 # and written by it for the kernel; a damaged block answered with EUCLEAN;
-# EOPNOTSUPP on an image without the xattr feature; chattr +i/+a/+A.
+# EOPNOTSUPP on an image without the xattr feature; chattr +i/+a/+A;
+# fsync'd changes kept by a shutdown without log flush, later ones gone.
 # needs: stalefs
 # disk: scratch:128M
 . "$STALEFS_ROOT/tests/vm/lib.sh"
@@ -163,5 +164,37 @@ umount $mnt
 mount -t stalefs "$dev" $mnt
 lsattr $mnt/t | cut -c1-8 | grep -q A || fail "+A lost across a remount"
 umount $mnt
+fsck_clean "$dev"
+note "crash: fsync'd attribute changes survive a shutdown without log flush, later ones are gone"
+"$MKFS_STALEFS" -q -F "$dev"
+mount -t stalefs -o commit=3600 "$dev" $mnt
+touch $mnt/kept $mnt/emptied $mnt/later
+sync
+python3 - $mnt <<'PY'
+import os, sys
+d = sys.argv[1]
+def fsync(p):
+    fd = os.open(p, os.O_RDONLY); os.fsync(fd); os.close(fd)
+os.setxattr(d + "/kept", "user.big", b"k" * 3000)
+os.setxattr(d + "/kept", "user.small", b"s")
+fsync(d + "/kept")
+os.setxattr(d + "/emptied", "user.big", b"e" * 3000)
+fsync(d + "/emptied")
+os.removexattr(d + "/emptied", "user.big")
+fsync(d + "/emptied")
+os.setxattr(d + "/later", "user.late", b"l" * 3000)
+PY
+"$STALEFS_BUILD/stale-ioctl" goingdown 2 $mnt >/dev/null || fail "goingdown 2 failed"
+umount $mnt
+mount -t stalefs "$dev" $mnt
+dmesg | grep -q "recovering the journal" || fail "no journal recovery at mount"
+python3 -c 'import os,sys; assert os.getxattr(sys.argv[1], "user.big") == b"k" * 3000' $mnt/kept ||
+	fail "kept lost its fsync'd block attribute"
+assert_eq s "$(getfattr --only-values -n user.small $mnt/kept)" "kept's small attribute"
+assert_eq "" "$(getfattr -m - --absolute-names $mnt/emptied)" "emptied stays empty"
+assert_eq "" "$(getfattr -m - --absolute-names $mnt/later)" "an attribute set after the last commit is gone"
+umount $mnt
+assert_eq 0 "$(xattr_block /emptied)" "the emptied inode names no block"
+assert_eq 0 "$(xattr_block /later)" "the later inode names no block"
 fsck_clean "$dev"
 echo "kernel-xattr: all checks passed"
