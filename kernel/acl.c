@@ -7,7 +7,6 @@
 #include <linux/slab.h>
 #include "xattr.h"
 #include <linux/posix_acl_xattr.h>
-#include "journal.h"
 
 static u8 acl_index(int type)
 {
@@ -45,30 +44,45 @@ struct posix_acl *stalefs_get_acl(struct inode *inode, int type, bool rcu)
 	return acl;
 }
 
-/* Store (or, acl NULL, remove) one ACL, in the caller's handle. */
+/* An ACL as its attribute's value (kmalloc'd), or NULL and size 0 for none. */
+static int acl_encode(struct posix_acl *acl, void **value, size_t *size)
+{
+	int err;
+
+	*value = NULL;
+	*size = 0;
+	if (!acl)
+		return 0;
+	*size = posix_acl_xattr_size(acl->a_count);
+	*value = kmalloc(*size, GFP_NOFS);
+	if (!*value)
+		return -ENOMEM;
+	err = posix_acl_to_xattr(&init_user_ns, acl, *value, *size);
+	if (err < 0) {
+		kfree(*value);
+		*value = NULL;
+		return err;
+	}
+	return 0;
+}
+
+/* Store (or, acl NULL, remove) one ACL, in the caller's handle (a new inode's). */
 int stalefs_acl_store(struct inode *inode, int type, struct posix_acl *acl)
 {
-	void *value = NULL;
-	size_t size = 0;
+	void *value;
+	size_t size;
 	int err;
 
 	if (type == ACL_TYPE_DEFAULT && !S_ISDIR(inode->i_mode))
 		return acl ? -EACCES : 0;
-	if (acl) {
-		size = posix_acl_xattr_size(acl->a_count);
-		value = kmalloc(size, GFP_NOFS);
-		if (!value)
-			return -ENOMEM;
-		err = posix_acl_to_xattr(&init_user_ns, acl, value, size);
-		if (err < 0)
-			goto out;
-	}
+	err = acl_encode(acl, &value, &size);
+	if (err)
+		return err;
 	err = stalefs_xattr_change_handle(inode, acl_index(type), "", value, size, 0);
 	if (err == -ENODATA && !acl)
 		err = 0;	/* removing what is not there */
 	if (!err)
 		set_cached_acl(inode, type, acl);
-out:
 	kfree(value);
 	return err;
 }
@@ -77,29 +91,25 @@ out:
 int stalefs_set_acl(struct user_namespace *mnt_userns, struct inode *inode,
 		    struct posix_acl *acl, int type)
 {
-	struct super_block *sb = inode->i_sb;
 	umode_t mode = inode->i_mode;
-	handle_t *handle;
-	int err, err2, retries = 0;
+	void *value;
+	size_t size;
+	int err;
 
+	if (type == ACL_TYPE_DEFAULT && !S_ISDIR(inode->i_mode))
+		return acl ? -EACCES : 0;
 	if (type == ACL_TYPE_ACCESS && acl) {
 		/* An ACL the mode says all of goes away; the mode takes what it can. */
 		err = posix_acl_update_mode(mnt_userns, inode, &mode, &acl);
 		if (err)
 			return err;
 	}
-retry:
-	handle = stalefs_journal_start(sb, stalefs_xattr_credits(sb), 1);
-	if (IS_ERR(handle))
-		return PTR_ERR(handle);
-	err = stalefs_acl_store(inode, type, acl);
-	if (!err) {
-		inode->i_mode = mode;
-		inode->i_ctime = current_time(inode);
-		err = stalefs_inode_to_table(inode, false, true);
-	}
-	err2 = stalefs_journal_stop(sb, handle);
-	if (err == -ENOSPC && stalefs_should_retry_alloc(sb, &retries))
-		goto retry;
-	return err ? err : err2;
+	err = acl_encode(acl, &value, &size);
+	if (err)
+		return err;
+	err = stalefs_xattr_change_mode(inode, acl_index(type), "", value, size, 0, mode, true);
+	if (!err)
+		set_cached_acl(inode, type, acl);
+	kfree(value);
+	return err;
 }

@@ -426,8 +426,9 @@ int stalefs_xattr_change_handle(struct inode *inode, u8 index, const char *name,
 	return err;
 }
 
-int stalefs_xattr_change(struct inode *inode, u8 index, const char *name, const void *value,
-		      size_t size, int flags)
+int stalefs_xattr_change_mode(struct inode *inode, u8 index, const char *name,
+			      const void *value, size_t size, int flags, umode_t mode,
+			      bool absent_ok)
 {
 	struct super_block *sb = inode->i_sb;
 	handle_t *handle;
@@ -440,7 +441,10 @@ retry:
 	if (IS_ERR(handle))
 		return PTR_ERR(handle);
 	err = stalefs_xattr_change_handle(inode, index, name, value, size, flags);
+	if (err == -ENODATA && !value && absent_ok)
+		err = 0;
 	if (!err) {
+		inode->i_mode = mode;
 		inode->i_ctime = current_time(inode);
 		err = stalefs_inode_to_table(inode, false, true);
 	}
@@ -449,6 +453,13 @@ retry:
 	if (err == -ENOSPC && stalefs_should_retry_alloc(sb, &retries))
 		goto retry;
 	return err ? err : err2;
+}
+
+int stalefs_xattr_change(struct inode *inode, u8 index, const char *name, const void *value,
+			 size_t size, int flags)
+{
+	return stalefs_xattr_change_mode(inode, index, name, value, size, flags, inode->i_mode,
+					 false);
 }
 
 /* Whether the block's header names this inode (its entries may be damaged). */

@@ -30,6 +30,13 @@ int stalefs_xattr_read(struct inode *inode, u8 index, const char *name, void *bu
 /* value NULL removes; flags XATTR_CREATE / XATTR_REPLACE.  Starts its own transaction. */
 int stalefs_xattr_change(struct inode *inode, u8 index, const char *name, const void *value,
 		      size_t size, int flags);
+/*
+ * The same, the inode's mode set to mode in the same transaction (an ACL's,
+ * stalefs_set_acl); absent_ok: removing what is not there is no error.
+ */
+int stalefs_xattr_change_mode(struct inode *inode, u8 index, const char *name,
+			      const void *value, size_t size, int flags, umode_t mode,
+			      bool absent_ok);
 /* The same inside the caller's handle, which counted stalefs_xattr_credits(). */
 int stalefs_xattr_change_handle(struct inode *inode, u8 index, const char *name,
 			     const void *value, size_t size, int flags);
