@@ -65,6 +65,9 @@ static errcode_t estimate_dir(int dirfd, char *path, size_t plen, size_t pcap, u
 		}
 		dir_bytes += STALEFS_DIR_REC_LEN(nlen);
 		est->inodes++;
+		/* Attributes may need a block of their own (FORMAT.md 14): count one, generously. */
+		if (llistxattr(path, NULL, 0) > 0)
+			est->blocks++;
 		if (S_ISREG(st.st_mode)) {
 			u64 data = ((u64)st.st_blocks * 512 + bs - 1) / bs;
 			u64 whole = ((u64)st.st_size + bs - 1) / bs;

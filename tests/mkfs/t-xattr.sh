@@ -149,6 +149,27 @@ test_xattr_no_space() {
 	expect_err 'No space for the extended attribute.*tree/victim, extended attribute user.too-big'
 }
 
+# The size check counts xattr blocks: a tree whose data fits and whose
+# attributes do not is refused before anything is written.
+test_xattr_tree_does_not_fit() {
+	xattr_tools
+	old_image img
+	local before
+	before=$(fingerprint img)
+	mkdir tree
+	python3 - tree <<'PY' || fail "the scratch filesystem does not support user xattrs"
+import os, sys
+for i in range(1200):
+    p = os.path.join(sys.argv[1], "f%04d" % i)
+    open(p, "w").close()
+    os.setxattr(p, "user.v", b"v" * 2000)
+PY
+	run_mkfs -N 2048 -O ^has_journal -d tree img 4M
+	expect_rc 8
+	expect_err 'tree does not fit: it needs 1200 inodes and about [0-9]+ blocks'
+	expect_unchanged img "$before"
+}
+
 test_xattr_feature_off() {
 	xattr_tools
 	mkdir tree
