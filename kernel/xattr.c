@@ -466,7 +466,6 @@ int stalefs_xattr_change(struct inode *inode, u8 index, const char *name, const 
 static bool block_owned(struct inode *inode, u64 blk)
 {
 	struct super_block *sb = inode->i_sb;
-	const struct stalefs_xattr_block *xb;
 	struct buffer_head *bh;
 	bool ours;
 
@@ -475,10 +474,7 @@ static bool block_owned(struct inode *inode, u64 blk)
 	bh = sb_bread(sb, blk);
 	if (!bh)
 		return false;
-	xb = (const void *)bh->b_data;
-	ours = le32_to_cpu(xb->xb_magic) == STALEFS_XATTR_MAGIC &&
-	       le64_to_cpu(xb->xb_blocknr) == blk && le32_to_cpu(xb->xb_owner) == inode->i_ino &&
-	       le32_to_cpu(xb->xb_owner_gen) == inode->i_generation;
+	ours = !stalefs_verify_xattr_block_owner(bh->b_data, blk, inode->i_ino, inode->i_generation);
 	brelse(bh);
 	return ours;
 }

@@ -369,6 +369,11 @@ void stalefs_xattr_ibody_set_csum(u32 seed, u32 ino, u32 generation, void *area,
 /* Header (magic, location, owner, reserved) and entries; the checksum is separate. */
 int stalefs_verify_xattr_block(const void *block, u32 block_size, u64 blocknr, u32 owner,
 			       u32 owner_gen);
+/*
+ * The header alone: magic, own block number, owner.  What freeing an inode's
+ * block asks (its entries may be damaged; it is still the inode's to free).
+ */
+int stalefs_verify_xattr_block_owner(const void *block, u64 blocknr, u32 owner, u32 owner_gen);
 int stalefs_verify_xattr_block_csum(u32 seed, const void *block, u32 block_size);
 /* A non-empty in-inode area: magic and entries (checksum separate, below). */
 int stalefs_verify_xattr_ibody(const void *area, u32 area_len);

@@ -217,8 +217,7 @@ void stalefs_xattr_ibody_init(void *area, u32 area_len)
 	((struct stalefs_xattr_ibody_header *)area)->xh_magic = cpu_to_le32(STALEFS_XATTR_MAGIC);
 }
 
-int stalefs_verify_xattr_block(const void *block, u32 block_size, u64 blocknr, u32 owner,
-			       u32 owner_gen)
+int stalefs_verify_xattr_block_owner(const void *block, u64 blocknr, u32 owner, u32 owner_gen)
 {
 	const struct stalefs_xattr_block *xb = block;
 
@@ -228,6 +227,17 @@ int stalefs_verify_xattr_block(const void *block, u32 block_size, u64 blocknr, u
 		return STALEFS_R_XATTR_BLOCKNR;
 	if (le32_to_cpu(xb->xb_owner) != owner || le32_to_cpu(xb->xb_owner_gen) != owner_gen)
 		return STALEFS_R_XATTR_OWNER;
+	return 0;
+}
+
+int stalefs_verify_xattr_block(const void *block, u32 block_size, u64 blocknr, u32 owner,
+			       u32 owner_gen)
+{
+	const struct stalefs_xattr_block *xb = block;
+	int rule = stalefs_verify_xattr_block_owner(block, blocknr, owner, owner_gen);
+
+	if (rule)
+		return rule;
 	if (xb->xb_reserved != 0)
 		return STALEFS_R_XATTR_RESERVED;
 	return stalefs_xattr_region_check((const u8 *)block + sizeof(*xb),

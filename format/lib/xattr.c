@@ -457,15 +457,11 @@ errcode_t stalefs_xattr_first_holder(stalefs_fs *fs, u32 *ino)
 /* Whether blk is the xattr block of ino (its header names it), whatever its entries hold. */
 static bool block_owned(stalefs_fs *fs, u64 blk, u32 ino, u32 gen, errcode_t *err)
 {
-	const struct stalefs_xattr_block *xb;
 	u8 *buf = stalefs_xmalloc(fs->block_size);
 	bool ours;
 
 	*err = stalefs_read_block(fs, blk, buf);
-	xb = (const void *)buf;
-	ours = !*err && le32_to_cpu(xb->xb_magic) == STALEFS_XATTR_MAGIC &&
-	       le64_to_cpu(xb->xb_blocknr) == blk && le32_to_cpu(xb->xb_owner) == ino &&
-	       le32_to_cpu(xb->xb_owner_gen) == gen;
+	ours = !*err && !stalefs_verify_xattr_block_owner(buf, blk, ino, gen);
 	free(buf);
 	return ours;
 }

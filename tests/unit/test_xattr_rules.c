@@ -120,6 +120,15 @@ START_TEST(block_and_ibody_init)
 	stalefs_xattr_block_set_csum(1, b, sizeof(b));
 	ck_assert_int_eq(stalefs_verify_xattr_block_csum(1, b, sizeof(b)), 0);
 	ck_assert_int_eq(stalefs_verify_xattr_block_csum(2, b, sizeof(b)), STALEFS_R_XATTR_CSUM);
+	/* The owner check reads the header only: damaged entries are still this inode's to free. */
+	b[32] = 0xEE;
+	ck_assert_int_eq(stalefs_verify_xattr_block(b, sizeof(b), 77, 12, 9), STALEFS_R_XATTR_INDEX);
+	ck_assert_int_eq(stalefs_verify_xattr_block_owner(b, 77, 12, 9), 0);
+	ck_assert_int_eq(stalefs_verify_xattr_block_owner(b, 78, 12, 9), STALEFS_R_XATTR_BLOCKNR);
+	ck_assert_int_eq(stalefs_verify_xattr_block_owner(b, 77, 13, 9), STALEFS_R_XATTR_OWNER);
+	ck_assert_int_eq(stalefs_verify_xattr_block_owner(b, 77, 12, 10), STALEFS_R_XATTR_OWNER);
+	b[0] ^= 1;
+	ck_assert_int_eq(stalefs_verify_xattr_block_owner(b, 77, 12, 9), STALEFS_R_XATTR_MAGIC);
 
 	memset(area, 0, sizeof(area));
 	ck_assert(stalefs_xattr_ibody_empty(area));
