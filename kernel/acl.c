@@ -66,7 +66,7 @@ static int acl_encode(struct posix_acl *acl, void **value, size_t *size)
 	return 0;
 }
 
-/* Store (or, acl NULL, remove) one ACL, in the caller's handle (a new inode's). */
+/* Store one ACL (not NULL), in the caller's handle: a new inode's inherited ones. */
 int stalefs_acl_store(struct inode *inode, int type, struct posix_acl *acl)
 {
 	void *value;
@@ -79,8 +79,6 @@ int stalefs_acl_store(struct inode *inode, int type, struct posix_acl *acl)
 	if (err)
 		return err;
 	err = stalefs_xattr_change_handle(inode, acl_index(type), "", value, size, 0);
-	if (err == -ENODATA && !acl)
-		err = 0;	/* removing what is not there */
 	if (!err)
 		set_cached_acl(inode, type, acl);
 	kfree(value);

@@ -291,7 +291,7 @@ static int set_locked(struct inode *inode, u8 index, const char *name, const voi
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
 	struct stalefs_inode_info *ei = STALEFS_I(inode);
 	u32 name_len = strlen(name), elen, len, off;
-	struct buffer_head *nbh = NULL;
+	struct buffer_head *nbh = NULL, *bh;
 	struct xregions x;
 	u8 *area = NULL, *block = NULL, *r;
 	bool area_dirty = false, block_dirty = false;
@@ -387,8 +387,7 @@ store:
 			WRITE_ONCE(ei->i_xattr_block, 0);
 		} else {
 			stalefs_xattr_block_set_csum(sbi->csum_seed, block, sb->s_blocksize);
-			struct buffer_head *bh = nbh ? nbh : x.xbh;
-
+			bh = nbh ? nbh : x.xbh;
 			err = write_back(sb, inode, bh, bh->b_data, block, sb->s_blocksize, nbh != NULL);
 			if (err)
 				goto out;

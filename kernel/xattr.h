@@ -54,6 +54,7 @@ void stalefs_xattr_drop(struct inode *inode);
 struct posix_acl *stalefs_get_acl(struct inode *inode, int type, bool rcu);
 int stalefs_set_acl(struct user_namespace *mnt_userns, struct inode *inode,
 		    struct posix_acl *acl, int type);
+/* A new inode's inherited ACL (not NULL), in its creation handle. */
 int stalefs_acl_store(struct inode *inode, int type, struct posix_acl *acl);
 
 #endif /* STALEFS_KERNEL_XATTR_H */
