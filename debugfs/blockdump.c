@@ -12,7 +12,7 @@
 const char *dbg_block_role(u64 block, u32 *group_out)
 {
 	const struct stalefs_geom *g = &dbg.fs->geom;
-	u32 grp;
+	u32 grp, gdt_grp, gdt_index;
 
 	if (block < g->blocks_count) {
 		grp = stalefs_block_group(g, block);
@@ -23,9 +23,9 @@ const char *dbg_block_role(u64 block, u32 *group_out)
 
 			if (block <= sb)
 				return grp == 0 && block < g->sb_block ? "boot area" : "superblock";
-			if (block <= sb + g->gdt_blocks)
-				return "group descriptor table";
 		}
+		if (stalefs_block_is_gdt(g, block, &gdt_grp, &gdt_index))
+			return "group descriptor table";
 	}
 	if (le32_to_cpu(dbg.fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) {
 		u64 js = le64_to_cpu(dbg.fs->sb.s_journal_block);
@@ -126,9 +126,11 @@ static void explain(u64 block, const u8 *buf)
 		return;
 	}
 	if (role && strcmp(role, "group descriptor table") == 0) {
-		u64 first = grp == 0 ? g->sb_block + 1 : stalefs_group_first_block(g, grp) + 1;
-		u32 d0 = (u32)(block - first) * g->desc_per_block, i;
+		u32 index = 0, d0, i;
 		int bad = 0;
+
+		stalefs_block_is_gdt(g, block, &grp, &index);
+		d0 = index * g->desc_per_block;
 
 		printf("Structure: group descriptor table (copy in group %u), descriptors %u..%u\n", grp, d0,
 		       d0 + g->desc_per_block - 1);

@@ -39,6 +39,7 @@ struct stalefs_io {
 	u32 hash_size;
 	u32 count, max;
 	struct stalefs_overlay *ov;		/* overlay mode: every write lands here */
+	bool hold;				/* stalefs_io_hold: dirty blocks stay in memory */
 	struct cache_ent lru;			/* sentinel (a flexible member: it stays last) */
 };
 
@@ -194,12 +195,22 @@ static void hash_remove(struct stalefs_io *io, struct cache_ent *e)
 		*pp = e->hnext;
 }
 
-static errcode_t cache_evict_one(struct stalefs_io *io)
+/* The entry to evict: the oldest, or while holding the oldest clean one (NULL: none). */
+static struct cache_ent *evictable(struct stalefs_io *io)
 {
 	struct cache_ent *e = io->lru.prev;
+
+	while (io->hold && e != &io->lru && e->dirty)
+		e = e->prev;
+	return e == &io->lru ? NULL : e;
+}
+
+static errcode_t cache_evict_one(struct stalefs_io *io)
+{
+	struct cache_ent *e = evictable(io);
 	errcode_t err;
 
-	if (e == &io->lru)
+	if (!e)
 		return 0;
 	if (e->dirty) {
 		err = raw_pwrite(io, e->block * io->block_size, io->block_size, e->data);
@@ -220,8 +231,9 @@ static errcode_t cache_insert(struct stalefs_io *io, u64 block, const void *data
 	errcode_t err;
 
 	if (!io->hash)
-		return 0;	/* no cache (allocation failed): callers went to disk */
-	while (io->count >= io->max) {
+		return io->hold && dirty ? STALEFS_ERR_NO_MEMORY : 0;	/* no cache: callers went to disk */
+	/* Held dirty blocks are never evicted: the cache outgrows its cap rather than write them. */
+	while (io->count >= io->max && evictable(io)) {
 		err = cache_evict_one(io);
 		if (err)
 			return err;
@@ -272,24 +284,44 @@ errcode_t stalefs_io_read(struct stalefs_io *io, u64 block, u32 count, void *buf
 	return 0;
 }
 
+/* One block into the cache, dirty. */
+static errcode_t cache_write(struct stalefs_io *io, u64 block, const void *buf)
+{
+	struct cache_ent *e = cache_find(io, block);
+
+	if (e) {
+		memcpy(e->data, buf, io->block_size);
+		e->dirty = true;
+		lru_unlink(e);
+		lru_push_front(io, e);
+		return 0;
+	}
+	return cache_insert(io, block, buf, true);
+}
+
 errcode_t stalefs_io_write(struct stalefs_io *io, u64 block, u32 count, const void *buf)
+{
+	errcode_t err = 0;
+	u32 i;
+
+	if (!io->writable)
+		return STALEFS_ERR_RO_FILSYS;
+	/* Single blocks are cached; while holding, every block is (a bitmap spans several). */
+	if ((count == 1 || io->hold) && (io->hash || io->hold)) {
+		for (i = 0; i < count && !err; i++)
+			err = cache_write(io, block + i, (const u8 *)buf + (size_t)i * io->block_size);
+		return err;
+	}
+	return stalefs_io_write_data(io, block, count, buf);
+}
+
+errcode_t stalefs_io_write_data(struct stalefs_io *io, u64 block, u32 count, const void *buf)
 {
 	struct cache_ent *e;
 	u32 i;
 
 	if (!io->writable)
 		return STALEFS_ERR_RO_FILSYS;
-	if (count == 1 && io->hash) {
-		e = cache_find(io, block);
-		if (e) {
-			memcpy(e->data, buf, io->block_size);
-			e->dirty = true;
-			lru_unlink(e);
-			lru_push_front(io, e);
-			return 0;
-		}
-		return cache_insert(io, block, buf, true);
-	}
 	if (io->count)
 		for (i = 0; i < count; i++) {
 			e = cache_find(io, block + i);
@@ -301,15 +333,55 @@ errcode_t stalefs_io_write(struct stalefs_io *io, u64 block, u32 count, const vo
 	return raw_pwrite(io, block * io->block_size, (size_t)count * io->block_size, buf);
 }
 
+/* Bytes [off, off+len) of the blocks the cache holds dirty, over buf (read from the device). */
+static void patch_dirty(struct stalefs_io *io, u64 off, u32 len, u8 *buf)
+{
+	u64 first = off / io->block_size, last = (off + len - 1) / io->block_size, b;
+
+	for (b = first; b <= last && io->count; b++) {
+		struct cache_ent *e = cache_find(io, b);
+		u64 bstart = b * io->block_size, from, to;
+
+		if (!e || !e->dirty)
+			continue;
+		from = bstart > off ? bstart : off;
+		to = bstart + io->block_size < off + len ? bstart + io->block_size : off + len;
+		memcpy(buf + (from - off), e->data + (from - bstart), (size_t)(to - from));
+	}
+}
+
 errcode_t stalefs_io_pread(struct stalefs_io *io, u64 off, u32 len, void *buf)
 {
-	return raw_pread(io, off, len, buf);
+	errcode_t err = raw_pread(io, off, len, buf);
+
+	if (!err && len)
+		patch_dirty(io, off, len, buf);
+	return err;
 }
 
 errcode_t stalefs_io_pwrite(struct stalefs_io *io, u64 off, u32 len, const void *buf)
 {
 	u64 first = off / io->block_size, last = (off + len - 1) / io->block_size, b;
 
+	if (io->hold) {
+		/* Held: the blocks the bytes fall in become dirty cache blocks like any other. */
+		u8 *blk = stalefs_xmalloc(io->block_size);
+		errcode_t err = 0;
+
+		for (b = first; b <= last && !err; b++) {
+			u64 bstart = b * io->block_size;
+			u64 from = bstart > off ? bstart : off;
+			u64 to = bstart + io->block_size < off + len ? bstart + io->block_size : off + len;
+
+			err = stalefs_io_read(io, b, 1, blk);
+			if (!err) {
+				memcpy(blk + (from - bstart), (const u8 *)buf + (from - off), (size_t)(to - from));
+				err = cache_write(io, b, blk);
+			}
+		}
+		free(blk);
+		return err;
+	}
 	/* Keep cached copies of the blocks we write around coherent: drop them. */
 	for (b = first; b <= last; b++) {
 		struct cache_ent *e = cache_find(io, b);
@@ -424,7 +496,8 @@ errcode_t stalefs_io_flush(struct stalefs_io *io)
 	errcode_t err = 0;
 	u32 n = 0, i, j;
 
-	if (!io->writable)
+	/* Held blocks wait for stalefs_io_hold(io, false): their transaction's commit. */
+	if (!io->writable || io->hold)
 		return 0;
 	/* In block order, consecutive blocks in one write: a 1 TiB mkfs writes
 	 * its descriptor-table copies as a few runs instead of hundreds of blocks. */
@@ -454,6 +527,48 @@ errcode_t stalefs_io_flush(struct stalefs_io *io)
 		return errno;
 	io->unsynced = false;
 	return 0;
+}
+
+errcode_t stalefs_io_sync(struct stalefs_io *io)
+{
+	if (!io->unsynced || io->ov)
+		return 0;
+	if (fsync(io->fd) < 0 && errno != EINVAL)
+		return errno;
+	io->unsynced = false;
+	return 0;
+}
+
+void stalefs_io_hold(struct stalefs_io *io, bool on)
+{
+	io->hold = on;
+}
+
+errcode_t stalefs_io_held_each(struct stalefs_io *io, stalefs_io_block_fn fn, void *priv)
+{
+	struct cache_ent *e;
+	errcode_t err;
+
+	for (e = io->lru.prev; e != &io->lru; e = e->prev)
+		if (e->dirty) {
+			err = fn(e->block, e->data, priv);
+			if (err)
+				return err;
+		}
+	return 0;
+}
+
+errcode_t stalefs_io_write_back(struct stalefs_io *io, u64 block)
+{
+	struct cache_ent *e = cache_find(io, block);
+	errcode_t err;
+
+	if (!e || !e->dirty)
+		return 0;
+	err = raw_pwrite(io, block * io->block_size, io->block_size, e->data);
+	if (!err)
+		e->dirty = false;
+	return err;
 }
 
 errcode_t stalefs_io_close(struct stalefs_io *io)

@@ -126,9 +126,10 @@ void stalefs_jtrans_abort(struct stalefs_jtrans *t)
 	free(t);
 }
 
+/* Log blocks go straight out: they mean nothing without their commit block, which follows. */
 static errcode_t put_log_block(struct stalefs_journal *j, u32 n, const void *buf)
 {
-	return stalefs_io_write(j->fs->io, j->fs_start + n, 1, buf);
+	return stalefs_io_write_data(j->fs->io, j->fs_start + n, 1, buf);
 }
 
 static void set_tail_csum(struct stalefs_journal *j, u8 *buf, bool spoil)
@@ -276,8 +277,11 @@ errcode_t stalefs_jtrans_commit(struct stalefs_jtrans *t, int flags)
 		j->jsb.s_feature_incompat = htobe32(be32toh(j->jsb.s_feature_incompat) | STALEFS_JBD2_INCOMPAT_REVOKE);
 		jsb_dirty = true;
 	}
+	/* Before the transaction's blocks, as jbd2: a log it starts must be found (s_start). */
 	if (jsb_dirty) {
-		err = stalefs_journal_write_super(fs, &j->jsb);
+		err = stalefs_journal_write_super_now(fs, &j->jsb);
+		if (!err && (flags & STALEFS_JTRANS_SYNC))
+			err = stalefs_io_sync(fs->io);
 		if (err)
 			goto out;
 	}
@@ -292,8 +296,13 @@ errcode_t stalefs_jtrans_commit(struct stalefs_jtrans *t, int flags)
 	err = write_revokes(t, seq, &pos, a, flags);
 	if (!err)
 		err = write_blocks(t, seq, &pos, a, b, flags);
+	/* As jbd2 with barriers: the commit block only once the rest is durable, then itself. */
+	if (!err && (flags & STALEFS_JTRANS_SYNC))
+		err = stalefs_io_sync(fs->io);
 	if (!err && !(flags & STALEFS_JTRANS_NO_COMMIT)) {
 		err = write_commit(t, seq, pos, a, flags);
+		if (!err && (flags & STALEFS_JTRANS_SYNC))
+			err = stalefs_io_sync(fs->io);
 		if (!err) {
 			j->head = stalefs_journal_next(j, pos);
 			j->next_sequence = seq + 1;

@@ -29,6 +29,20 @@ errcode_t stalefs_io_pwrite(struct stalefs_io *io, u64 off, u32 len, const void 
 /* Zero-fill blocks (punching the range of a regular file where possible). */
 errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count);
 errcode_t stalefs_io_flush(struct stalefs_io *io);	/* write back the cache and fsync */
+/* Straight to the device whatever the mode (file data, journal log blocks); cached copies follow. */
+errcode_t stalefs_io_write_data(struct stalefs_io *io, u64 block, u32 count, const void *buf);
+errcode_t stalefs_io_sync(struct stalefs_io *io);	/* fsync what was written, nothing more */
+/*
+ * Hold mode (journal_txn.c): from now on every block write, byte-range write and
+ * multi-block write lands in the cache as a dirty block that is neither evicted nor
+ * flushed (stalefs_io_flush writes nothing) until the hold ends: a transaction's
+ * changes, logged before any of them reaches its place.  stalefs_io_write_data goes
+ * past it.  stalefs_io_held_each lists the dirty blocks; stalefs_io_write_back writes one.
+ */
+void stalefs_io_hold(struct stalefs_io *io, bool on);
+typedef errcode_t (*stalefs_io_block_fn)(u64 block, const void *data, void *priv);
+errcode_t stalefs_io_held_each(struct stalefs_io *io, stalefs_io_block_fn fn, void *priv);
+errcode_t stalefs_io_write_back(struct stalefs_io *io, u64 block);
 /* Size of the device or file in bytes. */
 errcode_t stalefs_io_size(struct stalefs_io *io, u64 *bytes);
 u64 stalefs_io_bytes_written(const struct stalefs_io *io);
@@ -77,6 +91,7 @@ typedef struct stalefs_fs {
 	u32 block_size;
 	u64 sb_block;			/* 0: primary; else the block of the backup we opened */
 	struct stalefs_group *groups;	/* geom.groups_count of them */
+	u32 ngroups_alloc;		/* entries allocated (a resize changes geom.groups_count) */
 	bool sb_dirty;
 	bool bitmaps_loaded;
 	bool write_backups;		/* rewrite backup superblocks/GDTs on flush */
@@ -104,8 +119,12 @@ errcode_t stalefs_read_bitmaps(stalefs_fs *fs);
  * or finishing orphans, only when there is something to do). */
 errcode_t stalefs_set_overlay(stalefs_fs *fs);
 /* Forget the in-memory descriptors and bitmaps and read them again (after a journal
- * replay rewrote them underneath). */
+ * replay rewrote them underneath); the group count follows fs->geom. */
 errcode_t stalefs_reload_groups(stalefs_fs *fs);
+/* Take the primary superblock again from its block (through the cache: a journal replay
+ * wrote it), verified, with the geometry it describes; the groups are reloaded by the
+ * caller (stalefs_reload_groups).  STALEFS_ERR_SB_CORRUPT if it does not verify. */
+errcode_t stalefs_reload_super(stalefs_fs *fs);
 /* Read the superblock at byte offset off (1024 for the primary). */
 errcode_t stalefs_read_super(struct stalefs_io *io, u64 off, struct stalefs_super_block *sb);
 /* Byte offset of group's superblock copy. */
@@ -459,6 +478,8 @@ void stalefs_jsb_init(struct stalefs_jbd2_super *jsb, const struct stalefs_super
 /* Journal block 0 of an open filesystem (through the block cache); write sets the checksum. */
 errcode_t stalefs_journal_read_super(stalefs_fs *fs, struct stalefs_jbd2_super *jsb);
 errcode_t stalefs_journal_write_super(stalefs_fs *fs, struct stalefs_jbd2_super *jsb);
+/* The same, straight to the device (past the cache and its hold). */
+errcode_t stalefs_journal_write_super_now(stalefs_fs *fs, struct stalefs_jbd2_super *jsb);
 /* The log needs no replay: clear RECOVER in the (dirtied) filesystem superblock. */
 void stalefs_journal_clear_recover(stalefs_fs *fs);
 
@@ -528,6 +549,7 @@ struct stalefs_journal_recovery {
 	u64 bad_blocks;			/* journaled blocks not written: checksum or target wrong */
 	u32 jsb_errno;			/* s_errno: nonzero if the kernel aborted the journal */
 	bool was_empty;			/* s_start was 0: nothing to replay */
+	bool super_replayed;		/* the primary superblock's block was written (a grow) */
 	bool commit_csum_failed;	/* the log ended at a commit block that fails its checksum */
 	bool stale_end;			/* it ended at blocks left from an earlier use of the log */
 	char detail[256];		/* where the log ended or what is corrupt, for the user */
@@ -603,6 +625,7 @@ void stalefs_jtrans_set_time(struct stalefs_jtrans *t, u64 sec, u32 nsec);
 #define STALEFS_JTRANS_BAD_DESC_CSUM	0x04	/* ... the first descriptor block */
 #define STALEFS_JTRANS_BAD_REVOKE_CSUM	0x08	/* ... the first revoke block */
 #define STALEFS_JTRANS_BAD_BLOCK_CSUM	0x10	/* ... the first journaled block's tag */
+#define STALEFS_JTRANS_SYNC		0x20	/* each stage durable before the next (fsync), as jbd2 */
 /*
  * Write the transaction at the log head (after every complete transaction, wrapping):
  * revoke blocks, descriptors with v3 tags each followed by its (escaped) blocks, and the
@@ -612,6 +635,24 @@ errcode_t stalefs_jtrans_commit(struct stalefs_jtrans *t, int flags);
 void stalefs_jtrans_abort(struct stalefs_jtrans *t);
 /* Log blocks the transaction would take now. */
 u32 stalefs_jtrans_blocks(const struct stalefs_jtrans *t);
+
+/* ---- transactions for offline tools (journal_txn.c) ----
+ * A change of many blocks that a crash leaves undone or done: the filesystem's metadata
+ * writes are held in memory from begin to commit, logged in its journal as one jbd2
+ * transaction, then written in place and the log emptied.  The journal's log must be empty
+ * (a filesystem just checked or recovered); RECOVER is set from the first begin to finish.
+ * Data goes straight out with stalefs_io_write_data, only to blocks the committed state
+ * holds free; a block freed in a transaction is not written before it commits.  After a
+ * failed commit the stalefs_fs is stale: free it (stalefs_free), never flush it. */
+struct stalefs_txn;
+errcode_t stalefs_txn_begin(stalefs_fs *fs, struct stalefs_txn **ret);
+/* Commit what was done since begin (or the last commit); the transaction goes on. */
+errcode_t stalefs_txn_commit(struct stalefs_txn *x);
+/* The last commit, RECOVER cleared, everything written; frees x whatever happens. */
+errcode_t stalefs_txn_finish(struct stalefs_txn *x);
+void stalefs_txn_abort(struct stalefs_txn *x);
+/* Journal blocks one transaction may take (STALEFS_ERR_JOURNAL_FULL past it). */
+u32 stalefs_txn_room(const stalefs_fs *fs);
 
 /* ---- offline tuning (tunefs.stalefs; debugfs stale_group) ---- */
 /* Who holds STALE extents, read from the inodes themselves (not bg_stale_count). */
