@@ -63,6 +63,13 @@ static int parse_feature(const char *tok, struct stalefs_mkfs_params *p)
 		return usage_error("%s cannot be set: the kernel sets it while the journal has "
 				   "transactions to replay", tok);
 	}
+	if (kind == 2 && bit == STALEFS_FEATURE_INCOMPAT_META_BG) {
+		/* A grow sets it when the descriptor table fills (FORMAT.md 4); a new one is a table. */
+		if (clear)
+			return 0;
+		return usage_error("%s cannot be set: resize.stalefs sets it when a grow fills the descriptor "
+				   "table", tok);
+	}
 	if (kind == 2 && clear)
 		return usage_error("the %s feature is required and cannot be cleared", tok + 1);
 	if (kind == 1 && bit == STALEFS_FEATURE_RO_COMPAT_NOHIDE_STALE && !clear &&

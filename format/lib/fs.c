@@ -330,14 +330,14 @@ static errcode_t write_gdt_primary(stalefs_fs *fs, bool all, const u8 *table)
  * and caching the 15 copies of a 1 TiB filesystem cost mkfs more CPU (page faults, heap
  * trimming) than all its writes.
  */
-static errcode_t write_backups(stalefs_fs *fs, const u8 *table)
+static errcode_t write_backups(stalefs_fs *fs, const u8 *table, u32 from_group)
 {
 	const struct stalefs_geom *g = &fs->geom;
 	u64 where[3];
 	errcode_t err = 0;
 	u32 i, b, n, k;
 
-	for (i = 1; i < g->groups_count && !err; i++) {
+	for (i = from_group ? from_group : 1; i < g->groups_count && !err; i++) {
 		if (!stalefs_group_has_super(g, i))
 			continue;
 		if (stalefs_group_in_table(g, i))
@@ -347,10 +347,49 @@ static errcode_t write_backups(stalefs_fs *fs, const u8 *table)
 	}
 	for (b = g->first_meta_bg; b < g->gdt_blocks && !err; b++) {
 		n = stalefs_gdt_block_copies(g, b, where, 3);
-		for (k = 1; k < n && !err; k++)
-			err = stalefs_io_write(fs->io, where[k], 1, table + (size_t)b * g->block_size);
+		/* The primary of a block in a meta group counts as a backup for the groups from from_group. */
+		for (k = from_group ? 0 : 1; k < n && !err; k++)
+			if (stalefs_block_group(g, where[k]) >= from_group)
+				err = stalefs_io_write(fs->io, where[k], 1, table + (size_t)b * g->block_size);
 	}
 	return err;
+}
+
+errcode_t stalefs_write_backups_from(stalefs_fs *fs, u32 first_group)
+{
+	u8 *table;
+	errcode_t err;
+	u32 i;
+
+	for (i = 0; i < fs->geom.groups_count; i++)
+		stalefs_desc_set_csum(fs->seed, i, &fs->groups[i].desc);
+	table = build_gdt(fs);
+	if (!table)
+		return STALEFS_ERR_NO_MEMORY;
+	err = write_backups(fs, table, first_group);
+	free(table);
+	return err;
+}
+
+errcode_t stalefs_set_geometry(stalefs_fs *fs, const struct stalefs_geom *ng)
+{
+	u32 i;
+
+	/* Groups past the new end go, their bitmaps with them; new ones start empty. */
+	for (i = ng->groups_count; i < fs->ngroups_alloc; i++) {
+		free(fs->groups[i].block_bitmap);
+		free(fs->groups[i].inode_bitmap);
+		memset(&fs->groups[i], 0, sizeof(fs->groups[i]));
+	}
+	if (ng->groups_count > fs->ngroups_alloc) {
+		fs->groups = stalefs_xrealloc(fs->groups, (size_t)ng->groups_count * sizeof(*fs->groups));
+		memset(fs->groups + fs->ngroups_alloc, 0,
+		       (size_t)(ng->groups_count - fs->ngroups_alloc) * sizeof(*fs->groups));
+		fs->ngroups_alloc = ng->groups_count;
+	}
+	fs->geom = *ng;
+	fs->sb_dirty = true;
+	return 0;
 }
 
 errcode_t stalefs_flush(stalefs_fs *fs)
@@ -379,7 +418,7 @@ errcode_t stalefs_flush(stalefs_fs *fs)
 			return STALEFS_ERR_NO_MEMORY;
 		err = write_gdt_primary(fs, fs->sb_block != 0, table);
 		if (!err && fs->write_backups)
-			err = write_backups(fs, table);
+			err = write_backups(fs, table, 0);
 		free(table);
 		if (err)
 			return err;
@@ -422,6 +461,7 @@ void stalefs_free(stalefs_fs *fs)
 		stalefs_io_discard(fs->io);
 		stalefs_io_close(fs->io);
 	}
+	free(fs->txn_freed);
 	free(fs->device_name);
 	free(fs);
 }

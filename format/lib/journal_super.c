@@ -135,7 +135,7 @@ errcode_t stalefs_journal_read_super(stalefs_fs *fs, struct stalefs_jbd2_super *
 	return err;
 }
 
-static errcode_t write_super(stalefs_fs *fs, struct stalefs_jbd2_super *jsb, bool now)
+errcode_t stalefs_journal_write_super(stalefs_fs *fs, struct stalefs_jbd2_super *jsb)
 {
 	u8 *buf;
 	u64 block;
@@ -151,20 +151,10 @@ static errcode_t write_super(stalefs_fs *fs, struct stalefs_jbd2_super *jsb, boo
 	err = stalefs_io_read(fs->io, block, 1, buf);
 	if (!err) {
 		memcpy(buf, jsb, sizeof(*jsb));
-		err = now ? stalefs_io_write_data(fs->io, block, 1, buf) : stalefs_io_write(fs->io, block, 1, buf);
+		err = stalefs_io_write(fs->io, block, 1, buf);
 	}
 	free(buf);
 	return err;
-}
-
-errcode_t stalefs_journal_write_super(stalefs_fs *fs, struct stalefs_jbd2_super *jsb)
-{
-	return write_super(fs, jsb, false);
-}
-
-errcode_t stalefs_journal_write_super_now(stalefs_fs *fs, struct stalefs_jbd2_super *jsb)
-{
-	return write_super(fs, jsb, true);
 }
 
 void stalefs_journal_clear_recover(stalefs_fs *fs)

@@ -72,6 +72,8 @@ errcode_t stalefs_txn_begin(stalefs_fs *fs, struct stalefs_txn **ret)
 	}
 	x->old_end = fs->geom.blocks_count;
 	stalefs_io_hold(fs->io, true);
+	fs->txn_track = true;
+	stalefs_txn_frees_reset(fs);
 	*ret = x;
 	return 0;
 }
@@ -149,13 +151,14 @@ errcode_t stalefs_txn_commit(struct stalefs_txn *x)
 	if (!err) {
 		j->jsb.s_start = 0;
 		j->jsb.s_sequence = htobe32(j->next_sequence);
-		err = stalefs_journal_write_super_now(fs, &j->jsb);
+		err = stalefs_journal_put_super(j);	/* this journal's, even if the superblock names another now */
 	}
 	if (!err)
 		err = stalefs_io_sync(fs->io);
 	if (err)
 		goto fail;
 	j->head = j->first;
+	stalefs_txn_frees_reset(fs);
 	stalefs_io_hold(fs->io, true);
 	return 0;
 fail:
@@ -171,6 +174,7 @@ errcode_t stalefs_txn_finish(struct stalefs_txn *x)
 	errcode_t err = stalefs_txn_commit(x);
 
 	stalefs_io_hold(fs->io, false);
+	fs->txn_track = false;
 	stalefs_journal_close(x->j);
 	free(x);
 	if (err)
@@ -186,6 +190,7 @@ void stalefs_txn_abort(struct stalefs_txn *x)
 		return;
 	stalefs_io_hold(x->fs->io, false);
 	stalefs_io_discard(x->fs->io);
+	x->fs->txn_track = false;
 	stalefs_journal_close(x->j);
 	free(x);
 }

@@ -7,11 +7,7 @@
 
 errcode_t stalefs_write_dirty_bitmaps(stalefs_fs *fs);
 void stalefs_io_discard(struct stalefs_io *io);
-void *stalefs_xcalloc(size_t n, size_t size);
-void *stalefs_xmalloc(size_t size);
-void *stalefs_xrealloc(void *old, size_t size);
 void stalefs_extent_list_normalise(struct stalefs_extent_list *l);
-errcode_t stalefs_extent_free_nodes(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode);
 errcode_t stalefs_free_extent_blocks(stalefs_fs *fs, const struct stalefs_extent_list *l);
 
 /* Move the bg_orphan_count of ino's group by delta (never below 0). */
@@ -19,6 +15,8 @@ void stalefs_orphan_count_adjust(stalefs_fs *fs, u32 ino, int delta);
 
 /* Ranges of the block bitmaps (a journal's blocks): all free?  mark all in use (no counts moved). */
 bool stalefs_block_range_free(stalefs_fs *fs, u64 start, u64 count);
+/* journal_txn.c: forget the blocks freed in the transaction that just committed. */
+void stalefs_txn_frees_reset(stalefs_fs *fs);
 void stalefs_mark_block_range(stalefs_fs *fs, u64 start, u64 count);
 
 /* The overlay of overlay I/O mode (io_overlay.c). */

@@ -96,6 +96,14 @@ typedef struct stalefs_fs {
 	bool bitmaps_loaded;
 	bool write_backups;		/* rewrite backup superblocks/GDTs on flush */
 	u64 block_alloc_goal;
+	u64 alloc_end;			/* nonzero: blocks are allocated below it (a shrink) */
+	/* journal_txn.c: blocks freed since the last commit, [start, start+len) sorted by start;
+	 * stalefs_alloc_blocks_fresh never hands them out (data written straight to a block
+	 * the committed state still names would be lost in a crash). */
+	bool txn_track;
+	struct stalefs_brange *txn_freed;
+	u32 txn_nfreed, txn_freed_cap;
+	u32 ino_alloc_end;		/* nonzero: inodes are allocated at or below it */
 	u32 dir_hint_ino, dir_hint_lblk;	/* where the last directory entry went */
 	bool names_known_unique;	/* creators skip the existence lookup (mkfs -d: names come from readdir) */
 	/* how many verifier failures opening met (only with IGNORE_CSUM or FORCE) */
@@ -130,6 +138,12 @@ errcode_t stalefs_read_super(struct stalefs_io *io, u64 off, struct stalefs_supe
 /* Byte offset of group's superblock copy. */
 u64 stalefs_super_offset(const struct stalefs_geom *g, u32 group);
 errcode_t stalefs_write_super_copy(stalefs_fs *fs, u32 group);
+/* The superblock copies and descriptor-table copies that lie in groups from first_group on
+ * (0: every backup), from the in-memory state (a grow writes its new groups' first). */
+errcode_t stalefs_write_backups_from(stalefs_fs *fs, u32 first_group);
+/* Take geometry ng (a resize): fs->groups follows its group count (new groups zeroed, the
+ * groups past its end dropped with their bitmaps); the superblock's fields are the caller's. */
+errcode_t stalefs_set_geometry(stalefs_fs *fs, const struct stalefs_geom *ng);
 
 /* Blocks. */
 errcode_t stalefs_read_block(stalefs_fs *fs, u64 block, void *buf);
@@ -146,6 +160,11 @@ void stalefs_unmark_inode(stalefs_fs *fs, u32 ino);
 /* Allocate up to `want` contiguous blocks at or after goal; updates all counts. */
 errcode_t stalefs_alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u32 *got);
 errcode_t stalefs_alloc_block(stalefs_fs *fs, u64 goal, u64 *block);
+/* The same, for blocks that data will be written to straight (stalefs_io_write_data) inside a
+ * transaction: never a block freed since its last commit. */
+errcode_t stalefs_alloc_blocks_fresh(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u32 *got);
+/* Free the node blocks of the inode's tree (its data blocks are the caller's). */
+errcode_t stalefs_extent_free_nodes(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode);
 errcode_t stalefs_free_blocks(stalefs_fs *fs, u64 start, u64 count);
 /* Allocate an inode near the parent's group; updates counts and dirs. */
 errcode_t stalefs_alloc_inode(stalefs_fs *fs, u32 parent, u16 mode, u32 *ino);
@@ -478,8 +497,6 @@ void stalefs_jsb_init(struct stalefs_jbd2_super *jsb, const struct stalefs_super
 /* Journal block 0 of an open filesystem (through the block cache); write sets the checksum. */
 errcode_t stalefs_journal_read_super(stalefs_fs *fs, struct stalefs_jbd2_super *jsb);
 errcode_t stalefs_journal_write_super(stalefs_fs *fs, struct stalefs_jbd2_super *jsb);
-/* The same, straight to the device (past the cache and its hold). */
-errcode_t stalefs_journal_write_super_now(stalefs_fs *fs, struct stalefs_jbd2_super *jsb);
 /* The log needs no replay: clear RECOVER in the (dirtied) filesystem superblock. */
 void stalefs_journal_clear_recover(stalefs_fs *fs);
 
@@ -504,6 +521,10 @@ errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks);
 /* Make the recorded journal new where it is (a journal superblock beyond repair): the log
  * zeroed, a fresh journal superblock, RECOVER cleared.  Whatever the log held is lost. */
 errcode_t stalefs_journal_reset(stalefs_fs *fs);
+/* Move the journal (its log empty) to [start, start+s_journal_blocks): a fresh journal written
+ * there, its blocks marked, the old run freed, the superblock pointed at it.  In a transaction
+ * (journal_txn.c) the old journal logs the move and the superblock goes last. */
+errcode_t stalefs_journal_relocate(stalefs_fs *fs, u64 start);
 
 /* An open journal: the geometry comes from the filesystem superblock, the log state
  * (s_start, s_sequence) from the journal superblock. */
@@ -523,6 +544,9 @@ struct stalefs_journal {
 #define STALEFS_JOURNAL_FORCE	0x1	/* open despite a journal superblock that fails verification */
 errcode_t stalefs_journal_open(stalefs_fs *fs, int flags, struct stalefs_journal **ret);
 void stalefs_journal_close(struct stalefs_journal *j);
+/* Write j->jsb (checksummed) to this journal's block 0, straight to the device: the journal
+ * j was opened on, whatever the superblock names by now (a journal move). */
+errcode_t stalefs_journal_put_super(struct stalefs_journal *j);
 /* Journal block n (0 <= n < maxlen), past the cache. */
 errcode_t stalefs_journal_read_block(struct stalefs_journal *j, u32 n, void *buf);
 /* The next log block after n, wrapping from maxlen - 1 to first. */
@@ -715,6 +739,10 @@ void stalefs_time_string(s64 t, char *out, size_t len);
 void stalefs_print_super(FILE *f, stalefs_fs *fs);
 
 /* ---- small helpers ---- */
+/* Allocation that aborts with a message when memory runs out (the tools have no way on). */
+void *stalefs_xcalloc(size_t n, size_t size);
+void *stalefs_xmalloc(size_t size);
+void *stalefs_xrealloc(void *old, size_t size);
 /* The device, or a loop device backed by this image file, is mounted (per /proc/mounts). */
 bool stalefs_device_is_mounted(const char *device);
 /*
