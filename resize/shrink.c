@@ -92,8 +92,8 @@ static errcode_t move_journal(struct resize_ctx *c)
 
 /*
  * Without a journal: one of jbd2's smallest (1024 blocks) below the end for the duration.
- * Added and removed by ordered writes: a crash between leaves it there (a filesystem with a
- * small journal, sound) or, at worst, its blocks marked with no journal (fsck frees them).
+ * Added by ordered writes (its blocks marked, then the superblock names it: a crash between
+ * leaves blocks marked for no journal, which fsck frees), removed in a last transaction.
  */
 static errcode_t add_temp_journal(struct resize_ctx *c)
 {
@@ -117,15 +117,21 @@ static errcode_t add_temp_journal(struct resize_ctx *c)
 	return err;
 }
 
+/*
+ * The temporary journal goes in its own last transaction: the superblock without it (nor
+ * RECOVER) is written last, so until then a replay still finds the journal and its log.
+ */
 static errcode_t remove_temp_journal(struct resize_ctx *c)
 {
-	errcode_t err = stalefs_txn_finish(c->txn);
+	errcode_t err;
 
+	stalefs_journal_clear_recover(c->fs);
+	err = stalefs_journal_remove(c->fs);
+	if (!err)
+		err = stalefs_txn_finish(c->txn);
+	else
+		stalefs_txn_abort(c->txn);
 	c->txn = NULL;
-	if (!err)
-		err = stalefs_journal_remove(c->fs);
-	if (!err)
-		err = stalefs_flush(c->fs);
 	if (!err)
 		printf("Removing the temporary journal\n");
 	return err;
