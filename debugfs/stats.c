@@ -138,12 +138,12 @@ static void stats_text(bool header_only)
 	u64 dev_bytes;
 
 	stalefs_print_super(stdout, dbg.fs);
-	/* The size the device offers, against the one the superblock claims. */
+	if (header_only)
+		return;
+	/* The size the device offers, against the one the superblock claims (a resize's business). */
 	if (!stalefs_io_size(dbg.fs->io, &dev_bytes))
 		printf("Device size:              %llu blocks%s\n", (unsigned long long)(dev_bytes / dbg.fs->block_size),
 		       dev_bytes / dbg.fs->block_size < dbg.fs->geom.blocks_count ? "  *** smaller than the filesystem ***" : "");
-	if (header_only)
-		return;
 	dirs = 0;
 	for (g = 0; g < dbg.fs->geom.groups_count; g++)
 		dirs += le32_to_cpu(dbg.fs->groups[g].desc.bg_used_dirs_count);

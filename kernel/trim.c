@@ -181,8 +181,13 @@ static u32 collect_free(struct super_block *sb, u32 group, const u8 *map, u32 *f
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
 	u64 first = stalefs_group_first_block(&sbi->geom, group);
 	u32 n = 0, bit = *from;
+	/*
+	 * What is busy is not allocatable meanwhile: never more than half of what is free past
+	 * the conversion reserve, so a writer does not meet ENOSPC because of a trim.
+	 */
+	u64 spare = sbi->free_blocks > sbi->resv_blocks ? (sbi->free_blocks - sbi->resv_blocks) / 2 : 0;
 
-	while (bit <= last && n < TRIM_BATCH) {
+	while (bit <= last && n < TRIM_BATCH && spare >= minlen) {
 		u64 limit, skip;
 		u32 end;
 
@@ -197,9 +202,12 @@ static u32 collect_free(struct super_block *sb, u32 group, const u8 *map, u32 *f
 		end = find_next_bit_le(map, last + 1, bit);
 		if (limit != U64_MAX && limit - first < end)
 			end = (u32)(limit - first);
+		if (end - bit > spare)
+			end = bit + (u32)spare;
 		if (end - bit >= minlen) {
 			sbi->trim_busy[n].start = first + bit;
 			sbi->trim_busy[n].len = end - bit;
+			spare -= end - bit;
 			n++;
 		}
 		bit = end;

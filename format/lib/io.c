@@ -444,6 +444,29 @@ errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count)
 	return err;
 }
 
+errcode_t stalefs_io_trim(struct stalefs_io *io, u64 off, u64 len)
+{
+	/* A device is asked a chunk at a time: BLKDISCARD of a whole large disk can take long
+	 * and cannot be interrupted midway. */
+	const u64 chunk = 1ULL << 30;
+	u64 done;
+
+	if (!io->writable || io->ov)
+		return STALEFS_ERR_RO_FILSYS;
+	cache_drop_all(io);
+	io->hash = calloc(io->hash_size, sizeof(*io->hash));
+	io->unsynced = true;
+	if (!io->is_blockdev)
+		return fallocate(io->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) ? errno : 0;
+	for (done = 0; done < len; done += chunk) {
+		u64 range[2] = { off + done, len - done < chunk ? len - done : chunk };
+
+		if (ioctl(io->fd, BLKDISCARD, range) < 0)
+			return errno;
+	}
+	return 0;
+}
+
 static int cmp_ent_block(const void *a, const void *b)
 {
 	const struct cache_ent *x = *(const struct cache_ent *const *)a, *y = *(const struct cache_ent *const *)b;

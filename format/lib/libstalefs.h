@@ -26,6 +26,10 @@ errcode_t stalefs_io_write(struct stalefs_io *io, u64 block, u32 count, const vo
 /* Byte-addressed I/O, uncached, for the superblock at 1024. */
 errcode_t stalefs_io_pread(struct stalefs_io *io, u64 off, u32 len, void *buf);
 errcode_t stalefs_io_pwrite(struct stalefs_io *io, u64 off, u32 len, const void *buf);
+/* Discard bytes [off, off+len): a hole punched in a regular file, BLKDISCARD on a device
+ * (mkfs before it writes; the cache is dropped).  What the range reads afterwards is not
+ * promised.  EOPNOTSUPP when the device or the file's filesystem cannot. */
+errcode_t stalefs_io_trim(struct stalefs_io *io, u64 off, u64 len);
 /* Zero-fill blocks (punching the range of a regular file where possible). */
 errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count);
 errcode_t stalefs_io_flush(struct stalefs_io *io);	/* write back the cache and fsync */
@@ -449,6 +453,7 @@ struct stalefs_mkfs_params {
 	u32 root_uid, root_gid;
 	u16 root_mode;			/* permission bits of / */
 	bool zero_itables;		/* lazy_itable_init=0: write every inode table */
+	bool no_discard;		/* -E nodiscard, -K: leave the device's blocks as they are */
 	/* With has_journal: the journal's size in blocks; 0 picks the default for the size
 	 * (stalefs_journal_default_blocks), which is no journal on a tiny filesystem. */
 	u32 journal_blocks;
