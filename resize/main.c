@@ -154,9 +154,14 @@ static int offline(const struct resize_opts *o, stalefs_fs *fs, u64 new_blocks)
 	if (err) {
 		if (c.txn)
 			stalefs_txn_abort(c.txn);
+		if (err == RESIZE_REFUSED)
+			return RESIZE_ERROR;	/* said why; nothing written */
 		com_err(program_name, err, "while trying to resize %s", o->device);
-		fprintf(stderr, "Please run 'fsck.stalefs -fy %s' to fix the filesystem\nafter the aborted "
-			"resize operation.\n", o->device);
+		if (c.wrote)
+			fprintf(stderr, "The filesystem is as the last completed step of the resize left it: "
+				"consistent, at its old size.\nRun 'fsck.stalefs -f %s' to check it.\n", o->device);
+		else
+			fprintf(stderr, "%s: nothing was changed\n", program_name);
 		return RESIZE_ERROR;
 	}
 	printf("The filesystem on %s is now %llu (%uk) blocks long.\n\n", o->device,

@@ -37,6 +37,7 @@ struct resize_ctx {
 	struct stalefs_txn *txn;	/* NULL when the filesystem has no journal (grow only) */
 	struct stalefs_geom old;	/* the geometry before */
 	struct stalefs_geom ng;		/* the geometry after */
+	bool wrote;			/* something reached the device (else a refusal changed nothing) */
 	u64 moved_blocks;		/* what the shrink moved */
 	u32 moved_inodes;
 };
@@ -52,6 +53,9 @@ int resize_online(const struct resize_opts *o, const char *mnt, u64 cur_blocks, 
 /* grow.c, shrink.c: an unmounted filesystem; ctx->ng is the target geometry. */
 errcode_t resize_grow(struct resize_ctx *c);
 errcode_t resize_shrink(struct resize_ctx *c);
+
+/* A refusal that printed its reason: nothing was written. */
+#define RESIZE_REFUSED STALEFS_ERR_CANCELLED
 
 /* Commit what a step changed (a transaction, or with no journal a flush); progress. */
 errcode_t resize_commit(struct resize_ctx *c);

@@ -46,7 +46,7 @@ static errcode_t check_kept_groups(struct resize_ctx *c)
 					"stay; nothing was changed\n", program_name, grp,
 					k == STALEFS_GM_INODE_TABLE ? "inode table" : "bitmap",
 					(unsigned long long)r[k].start);
-				return STALEFS_ERR_NO_SPACE;
+				return RESIZE_REFUSED;
 			}
 	}
 	return 0;
@@ -75,9 +75,9 @@ static errcode_t move_journal(struct resize_ctx *c)
 		return 0;
 	err = stalefs_journal_place(fs, len, &to);
 	if (err) {
-		fprintf(stderr, "%s: no room below the new end for the journal (%u blocks in one group)\n",
-			program_name, len);
-		return err;
+		fprintf(stderr, "%s: no room below the new end for the journal (%u blocks in one group): "
+			"nothing was changed\n", program_name, len);
+		return RESIZE_REFUSED;
 	}
 	printf("Moving the journal (%u blocks) from block %llu to %llu\n", len, (unsigned long long)start,
 	       (unsigned long long)to);
@@ -105,8 +105,9 @@ static errcode_t add_temp_journal(struct resize_ctx *c)
 		fprintf(stderr, "%s: the filesystem has no journal and no room for a temporary one (%u blocks "
 			"in one group below the new end): nothing was changed\n", program_name,
 			STALEFS_JOURNAL_MIN_BLOCKS);
-		return err;
+		return RESIZE_REFUSED;
 	}
+	c->wrote = true;
 	printf("Adding a temporary journal (%u blocks at block %llu) for the resize\n",
 	       STALEFS_JOURNAL_MIN_BLOCKS, (unsigned long long)start);
 	err = stalefs_journal_create(fs, start, STALEFS_JOURNAL_MIN_BLOCKS);
@@ -243,7 +244,7 @@ errcode_t resize_shrink(struct resize_ctx *c)
 		if (fs->groups[grp].desc.bg_orphan_count) {
 			fprintf(stderr, "Please run 'fsck.stalefs -f %s' first: orphan inodes are waiting.\n\n",
 				c->o->device);
-			return STALEFS_ERR_BAD_ARGUMENT;
+			return RESIZE_REFUSED;
 		}
 	err = check_kept_groups(c);
 	if (err)

@@ -74,12 +74,14 @@ errcode_t resize_min_size(stalefs_fs *fs, int debug, u64 *blocks)
 	u64 used = g->blocks_count - le64_to_cpu(fs->sb.s_free_blocks_count), meta = 0, data, need;
 	u32 used_inodes = g->inodes_count - le32_to_cpu(fs->sb.s_free_inodes_count);
 	u32 journal = le32_to_cpu(fs->sb.s_journal_blocks), groups, i;
+	/* Without a journal a shrink takes a temporary one of jbd2's smallest (shrink.c). */
+	u32 room = journal ? journal : STALEFS_JOURNAL_MIN_BLOCKS;
 	struct stalefs_geom ng;
 
 	for (i = 0; i < g->groups_count; i++)
 		meta += stalefs_group_meta_blocks(g, i);
 	data = used > meta + journal ? used - meta - journal : 0;
-	need = data + journal + data / 50 + 64;
+	need = data + room + data / 50 + 64;
 	groups = (used_inodes + g->inodes_per_group - 1) / g->inodes_per_group;
 	if (groups == 0)
 		groups = 1;

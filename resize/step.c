@@ -7,6 +7,7 @@
 errcode_t resize_commit(struct resize_ctx *c)
 {
 	/* With a journal, one transaction (journal_txn.c); without, an ordered flush. */
+	c->wrote = true;
 	if (c->txn)
 		return stalefs_txn_commit(c->txn);
 	return stalefs_flush(c->fs);

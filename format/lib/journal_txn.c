@@ -105,12 +105,15 @@ static errcode_t write_in_place(u64 block, const void *data, void *priv)
 	return block == x->fs->geom.sb_block ? 0 : stalefs_io_write_back(x->fs->io, block);
 }
 
+/* A quarter of a log of len blocks, as jbd2 bounds a transaction, less the descriptors' share. */
+static u32 room_of(u32 len)
+{
+	return len / 4 > 64 ? len / 4 - len / 64 : 0;
+}
+
 u32 stalefs_txn_room(const stalefs_fs *fs)
 {
-	u32 len = le32_to_cpu(fs->sb.s_journal_blocks);
-
-	/* A quarter of the log, as jbd2 bounds a transaction, less the descriptors' share. */
-	return len / 4 > 64 ? len / 4 - len / 64 : 0;
+	return room_of(le32_to_cpu(fs->sb.s_journal_blocks));
 }
 
 errcode_t stalefs_txn_commit(struct stalefs_txn *x)
@@ -129,7 +132,8 @@ errcode_t stalefs_txn_commit(struct stalefs_txn *x)
 		err = stalefs_jtrans_begin(j, &x->t);
 	if (!err) {
 		err = stalefs_io_held_each(fs->io, add_block, x);
-		if (!err && stalefs_jtrans_blocks(x->t) > stalefs_txn_room(fs))
+		/* The journal it is logged in: the superblock may name another by now (a move). */
+		if (!err && stalefs_jtrans_blocks(x->t) > room_of(j->maxlen))
 			err = STALEFS_ERR_JOURNAL_FULL;
 		if (err)
 			stalefs_jtrans_abort(x->t);

@@ -7,7 +7,7 @@
  *
  *   cache-workload NAME MNT STATE DMNAME LAST_EVENT SEED [STALE_GID]
  *
- * Runs workload NAME (unwritten, reuse, names, tree, mix) on the file
+ * Runs workload NAME (unwritten, reuse, names, tree, mix, grow) on the file
  * system mounted at MNT, which sits on the dm-log-writes device DMNAME.
  * Promises go to STATE/events in powercut-check's format:
  *   - after an fsync/fdatasync/syncfs returns (and the directories that
@@ -27,6 +27,10 @@
  * with NO_HIDE_STALE; without it that part is skipped, and said so.  Every
  * workload ends with work in flight (no promise); the caller unmounts.
  * The tree workload expects 1 KiB blocks, the others work with any size.
+ * The grow workload expects a file system smaller than its device and
+ * grows it twice (STALEFS_IOC_RESIZE_FS, ext4's EXT4_IOC_RESIZE_FS
+ * number): after each grow returns a mark is sent and "grew eN BLOCKS"
+ * printed, the promise that the file system is at least that large.
  * Any failing call ends the run with exit status 1 and the call named.
  */
 #include <errno.h>
@@ -39,7 +43,9 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <linux/dm-ioctl.h>
+#include <linux/fs.h>
 #include <linux/falloc.h>
 #include "stalefs_ioctl.h"
 #include "data-record.h"
@@ -710,12 +716,70 @@ static void w_mix(long stale_gid)
 	truncate_("x/f2", 10 * KiB);
 }
 
+/* Grow the file system to blocks (of its block size); once the call returns the size is durable. */
+static void grow_to(uint64_t blocks)
+{
+	uint64_t arg = blocks;
+
+	if (ioctl(mnt, STALEFS_IOC_RESIZE_FS, &arg) < 0)
+		die("grow %s to %llu blocks", mnt_path, (unsigned long long)blocks);
+	mark();
+	printf("grew e%ld %llu\n", ev, (unsigned long long)blocks);
+}
+
+/*
+ * grow: files written before, between and after two online grows, the new
+ * space used (the later files need blocks past the old end), a file
+ * unlinked, and work in flight.  The grows cross into more groups (and,
+ * with small groups, past the descriptor table: META_BG).
+ */
+static void w_grow(void)
+{
+	char dev[256];
+	struct statfs st;
+	uint64_t dev_bytes;
+	int fd;
+
+	snprintf(dev, sizeof(dev), "/dev/mapper/%s", dm_name);
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &dev_bytes) < 0)
+		die("size of %s", dev);
+	close(fd);
+	if (fstatfs(mnt, &st) < 0)
+		die("statfs %s", mnt_path);
+	mkd("g");
+	fsync_(".");
+	wr("g/a", 0, 2 * MiB, BUF);
+	fsync_("g/a");
+	fsync_("g");
+	durable("g/a", NULL);
+	grow_to(dev_bytes / st.f_bsize * 2 / 3);
+	wr("g/b", 0, 6 * MiB, DIO);
+	fsync_("g/b");
+	fsync_("g");
+	durable("g/b", NULL);
+	wr("g/a", 1 * MiB, 256 * KiB, BUF);
+	fdatasync_("g/a");
+	durable("g/a", NULL);
+	grow_to(dev_bytes / st.f_bsize);
+	wr("g/c", 0, 6 * MiB, BUF);
+	fsync_("g/c");
+	fsync_("g");
+	durable("g/c", NULL);
+	unl("g/b");
+	fsync_("g");
+	gone("g/b");
+	/* In flight at the end. */
+	wr("g/d", 0, 4 * MiB, BUF);
+	wr("g/c", 0, 512 * KiB, DIO);
+}
+
 int main(int argc, char **argv)
 {
 	char *end;
 
 	if (argc != 7 && argc != 8) {
-		fprintf(stderr, "Usage: cache-workload unwritten|reuse|names|tree|mix MNT STATE DMNAME LAST_EVENT SEED [STALE_GID]\n");
+		fprintf(stderr, "Usage: cache-workload unwritten|reuse|names|tree|mix|grow MNT STATE DMNAME LAST_EVENT SEED [STALE_GID]\n");
 		return 2;
 	}
 	mnt_path = argv[2];
@@ -762,6 +826,8 @@ int main(int argc, char **argv)
 		w_tree();
 	else if (!strcmp(name, "mix"))
 		w_mix(stale_gid);
+	else if (!strcmp(name, "grow"))
+		w_grow();
 	else
 		return fprintf(stderr, "cache-workload: no workload '%s'\n", name), 2;
 	if (fclose(events) == EOF)

@@ -15,7 +15,13 @@
 # (robust-powercut-cache-ext4.sh), without the NO_HIDE_STALE part.
 # Knobs (the soak sets them): PCC_WORKLOADS, PCC_ROUNDS, PCC_MARKS_MAX,
 # PCC_FLUSH_MAX, PCC_FLUSH_SEEDS, PCC_RANDOM, PCC_SEED, PCC_MIN_POINTS,
-# PCC_SAVE_MAX, PCC_MKFS_OPTS (added to mkfs's options).
+# PCC_SAVE_MAX, PCC_MKFS_OPTS (added to mkfs's options), PCC_MOUNT_OPTS
+# (added to the workload's mount, e.g. discard), PCC_DISCARDS=zero (kept
+# discards zero their range in the cut: cache-model.h "+discard").
+# The grow workload makes the file system a third of the device (1 KiB
+# blocks, 1 MiB groups) and grows it online twice, across the descriptor
+# table's end; each cut must then be at a size the workload had, at least
+# the last one a returned grow promised.
 # needs: stalefs
 # needs: dm-log-writes
 # disk: pcdata:32M
@@ -33,6 +39,9 @@ SEED=${PCC_SEED:-1}
 MIN_POINTS=${PCC_MIN_POINTS:-1}
 SAVE_MAX=${PCC_SAVE_MAX:-6}		# failing cuts whose image is kept in $VM_RESULTS
 read -r -a MKFS_OPTS <<<"${PCC_MKFS_OPTS:-}"
+MOUNT_OPTS=${PCC_MOUNT_OPTS:-}
+MODE_SUFFIX=
+[[ ${PCC_DISCARDS:-} == zero ]] && MODE_SUFFIX=+discard
 CUT=$STALEFS_BUILD/cache-cut
 LOAD=$STALEFS_BUILD/cache-workload
 CHECK=$STALEFS_BUILD/powercut-check
@@ -43,10 +52,12 @@ done
 G=4242
 case $FS in
 stalefs)
-	mkfs_fs() { "$MKFS_STALEFS" -q -F -b "$2" -G $G "${MKFS_OPTS[@]}" "$1"; }
+	# mkfs_fs DEV BLOCKSIZE [SIZE [OPTIONS...]]
+	mkfs_fs() { "$MKFS_STALEFS" -q -F -b "$2" -G $G "${MKFS_OPTS[@]}" "${@:4}" "$1" ${3:+"$3"}; }
 	# The workload's mount arms NO_HIDE_STALE; the checks mount disarmed.
-	work_opts=(-o nohide_stale_gid=$G)
+	work_opts=(-o "nohide_stale_gid=$G${MOUNT_OPTS:+,$MOUNT_OPTS}")
 	fsck_fs() { "$FSCK_STALEFS" -fn "$1"; }
+	fs_blocks() { "$DEBUGFS_STALEFS" -R "stats -h" "$1" 2>/dev/null | sed -n 's/^Block count: *//p'; }
 	stale_arg=$G
 	;;
 ext4)
@@ -54,9 +65,11 @@ ext4)
 		command -v $t >/dev/null || fail "$t is missing (e2fsprogs)"
 	done
 	# No discard: the replay keeps discarded blocks' old contents anyway.
-	mkfs_fs() { mkfs.ext4 -q -F -b "$2" -E nodiscard "${MKFS_OPTS[@]}" "$1"; }
+	mkfs_fs() { mkfs.ext4 -q -F -b "$2" -E nodiscard "${MKFS_OPTS[@]}" "${@:4}" "$1" ${3:+"$3"}; }
 	work_opts=()
+	[[ -z $MOUNT_OPTS ]] || work_opts=(-o "$MOUNT_OPTS")
 	fsck_fs() { e2fsck -fn "$1"; }
+	fs_blocks() { dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Block count: *//p'; }
 	stale_arg=
 	note "ext4 reference run: the mix workload runs without its NO_HIDE_STALE part (stalefs only)"
 	;;
@@ -114,6 +127,7 @@ kinds_of() {
 	[[ $w == *"needs repair"* ]] && echo "fsck -fn needs repair after mount and umount"
 	[[ $w == *"after a clean umount is not clean"* ]] && echo "not clean after a clean umount"
 	[[ $w == *"mount failed"* ]] && echo "mount fails"
+	[[ $w == *"the file system has"* ]] && echo "the file system's size is not one it had, or a durable grow is undone"
 	[[ $w == *"the kernel logged"* ]] && echo "the kernel logs an error"
 	return 0
 }
@@ -153,10 +167,17 @@ record() {	# workload, block size, workload seed
 	rm -rf "$W/exp" "$W/events"
 	mkdir -p "$W/exp"
 	: >"$W/events"
+	: >"$W/grows"
 	"$CHECK" fill "$data"
 	"$CHECK" fill "$W/base.img" "$bytes"
 	dmsetup create pcc --table "0 $sz log-writes $data $log"
-	mkfs_fs /dev/mapper/pcc "$bs"
+	if [[ $wl == grow ]]; then
+		# A third of the device, in 1 MiB groups: the grows cross the descriptor table's end.
+		mkfs_fs /dev/mapper/pcc "$bs" $((bytes / 3 / 1048576))M -g 1024
+	else
+		mkfs_fs /dev/mapper/pcc "$bs"
+	fi
+	first_blocks=$(fs_blocks /dev/mapper/pcc)
 	# Whatever mkfs left in the cache reaches the disk before e1.
 	xfs_io -c fsync /dev/mapper/pcc
 	dmsetup message pcc 0 mark e1	# the file system exists; no promises yet
@@ -164,6 +185,8 @@ record() {	# workload, block size, workload seed
 	out=$("$LOAD" "$wl" $m "$W" pcc 1 "$wseed" $stale_arg) || fail "workload $wl failed: $out"
 	[[ $out =~ last-event\ ([0-9]+) ]] || fail "workload $wl: no last event in: $out"
 	last=${BASH_REMATCH[1]}
+	# "grew eN BLOCKS": from mark N on the file system is at least BLOCKS large.
+	sed -n 's/^grew e\([0-9]*\) \([0-9]*\)$/\1 \2/p' <<<"$out" >"$W/grows"
 	umount $m
 	dmsetup message pcc 0 mark "e$((last + 1))"
 	dmsetup remove pcc
@@ -206,6 +229,21 @@ plan() {
 		"$W/entries" "$W/cuts" >"$W/cutplan"
 }
 
+# After grows: the cut's size is one the workload had, at least the last returned grow's.
+size_wrong() {
+	local got want=$first_blocks allowed=" $first_blocks " gev gblocks
+	got=$(fs_blocks "$W/cut.img")
+	while read -r gev gblocks; do
+		allowed+="$gblocks "
+		((gev <= upto)) && want=$gblocks
+	done <"$W/grows"
+	if [[ $allowed != *" $got "* ]]; then
+		echo "the file system has $got blocks, none of the sizes it had ($allowed)"
+	elif ((got < want)); then
+		echo "the file system has $got blocks, but a grow to $want had returned (a durable grow undone)"
+	fi
+}
+
 # ---- one cut: build the disk, mount, check, umount, fsck ----
 check_cut() {
 	local rc line why='' detail='' k summary
@@ -244,6 +282,8 @@ check_cut() {
 			if ((rc != 0)); then
 				why="fsck -fn after mount and umount exit $rc (needs repair)"
 				detail=$W/fsck.out
+			elif [[ -s $W/grows ]]; then
+				why=$(size_wrong)
 			fi
 		fi
 	fi
@@ -275,7 +315,7 @@ for ((round_no = 1; round_no <= ROUNDS; round_no++)); do
 	for wl in $WORKLOADS; do
 		wno=$((wno + 1))
 		bs=4096
-		[[ $wl == tree ]] && bs=1024
+		[[ $wl == tree || $wl == grow ]] && bs=1024
 		note "$FS round $round_no: $wl (${bs}-byte blocks): fill, mkfs, record"
 		record "$wl" $bs $((SEED * 100 + round_no))
 		n=$(wc -l <"$W/entries")
@@ -287,6 +327,7 @@ for ((round_no = 1; round_no <= ROUNDS; round_no++)); do
 		note "$wl: $n log entries ($(grep -c ' W' "$W/entries") writes, $(awk '$2 ~ /F/' "$W/entries" | wc -l) flushes, $(awk '$2 ~ /U/' "$W/entries" | wc -l) FUA, $(awk '$2 == "M" && $5 ~ /^e/' "$W/entries" | wc -l) marks); $(wc -l <"$W/cutplan") cuts"
 		prev=0
 		while read -r E upto mode seed <&3; do
+			mode+=$MODE_SUFFIX
 			check_cut
 		done 3<"$W/cutplan"
 	done
