@@ -754,7 +754,8 @@ static void w_grow(void)
 	fsync_("g");
 	durable("g/a", NULL);
 	grow_to(dev_bytes / st.f_bsize * 2 / 3);
-	wr("g/b", 0, 6 * MiB, DIO);
+	wr("g/b", 0, 4 * MiB, DIO);
+	wr("g/b", 4 * MiB, 2 * MiB, DIO);
 	fsync_("g/b");
 	fsync_("g");
 	durable("g/b", NULL);
@@ -762,7 +763,8 @@ static void w_grow(void)
 	fdatasync_("g/a");
 	durable("g/a", NULL);
 	grow_to(dev_bytes / st.f_bsize);
-	wr("g/c", 0, 6 * MiB, BUF);
+	wr("g/c", 0, 4 * MiB, BUF);
+	wr("g/c", 4 * MiB, 2 * MiB, BUF);
 	fsync_("g/c");
 	fsync_("g");
 	durable("g/c", NULL);

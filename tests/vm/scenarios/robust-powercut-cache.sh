@@ -19,9 +19,11 @@
 # (added to the workload's mount, e.g. discard), PCC_DISCARDS=zero (kept
 # discards zero their range in the cut: cache-model.h "+discard").
 # The grow workload makes the file system a third of the device (1 KiB
-# blocks, 1 MiB groups) and grows it online twice, across the descriptor
-# table's end; each cut must then be at a size the workload had, at least
-# the last one a returned grow promised.
+# blocks, 2 MiB groups, a 1 MiB journal: the grow is journaled) and grows it
+# online twice, across the descriptor table's end when the device has more
+# than 16 groups (robust-powercut-grow-soak.sh gives it 48 MiB); each cut
+# must then be at a size the workload had, at least the last one a returned
+# grow promised.
 # needs: stalefs
 # needs: dm-log-writes
 # disk: pcdata:32M
@@ -53,7 +55,8 @@ G=4242
 case $FS in
 stalefs)
 	# mkfs_fs DEV BLOCKSIZE [SIZE [OPTIONS...]]
-	mkfs_fs() { "$MKFS_STALEFS" -q -F -b "$2" -G $G "${MKFS_OPTS[@]}" "${@:4}" "$1" ${3:+"$3"}; }
+	# -E nodiscard: the fill pattern must survive mkfs (a discard would zero it under PCC_DISCARDS=zero).
+	mkfs_fs() { "$MKFS_STALEFS" -q -F -b "$2" -G $G -E nodiscard "${MKFS_OPTS[@]}" "${@:4}" "$1" ${3:+"$3"}; }
 	# The workload's mount arms NO_HIDE_STALE; the checks mount disarmed.
 	work_opts=(-o "nohide_stale_gid=$G${MOUNT_OPTS:+,$MOUNT_OPTS}")
 	fsck_fs() { "$FSCK_STALEFS" -fn "$1"; }
@@ -172,8 +175,10 @@ record() {	# workload, block size, workload seed
 	"$CHECK" fill "$W/base.img" "$bytes"
 	dmsetup create pcc --table "0 $sz log-writes $data $log"
 	if [[ $wl == grow ]]; then
-		# A third of the device, in 1 MiB groups: the grows cross the descriptor table's end.
-		mkfs_fs /dev/mapper/pcc "$bs" $((bytes / 3 / 1048576))M -g 1024
+		# A third of the device, in 2 MiB groups (16 to a 1 KiB descriptor block: on a
+		# 48 MiB device the second grow crosses the table's end), with a journal (the
+		# smallest, 1024 blocks, needs groups larger than 1 MiB).
+		mkfs_fs /dev/mapper/pcc "$bs" $((bytes / 3 / 1048576))M -g 2048 -J size=1
 	else
 		mkfs_fs /dev/mapper/pcc "$bs"
 	fi
@@ -324,7 +329,7 @@ for ((round_no = 1; round_no <= ROUNDS; round_no++)); do
 		# Bytes of the log in use (header sector + entries with their data), to keep it on failure.
 		log_bytes=$(awk '{ b += 512; if ($2 ~ /W/) b += $4 * 512 } END { print b + 512 }' "$W/entries")
 		plan "$start" $((SEED * 1000000 + round_no * 10000 + wno * 1000))
-		note "$wl: $n log entries ($(grep -c ' W' "$W/entries") writes, $(awk '$2 ~ /F/' "$W/entries" | wc -l) flushes, $(awk '$2 ~ /U/' "$W/entries" | wc -l) FUA, $(awk '$2 == "M" && $5 ~ /^e/' "$W/entries" | wc -l) marks); $(wc -l <"$W/cutplan") cuts"
+		note "$wl: $n log entries ($(grep -c ' W' "$W/entries") writes, $(awk '$2 ~ /F/' "$W/entries" | wc -l) flushes, $(awk '$2 ~ /U/' "$W/entries" | wc -l) FUA, $(awk '$2 == "M" && $5 ~ /^e/' "$W/entries" | wc -l) marks, $(awk '$2 ~ /D/' "$W/entries" | wc -l) discards); $(wc -l <"$W/cutplan") cuts"
 		prev=0
 		while read -r E upto mode seed <&3; do
 			mode+=$MODE_SUFFIX

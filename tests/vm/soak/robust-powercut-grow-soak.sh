@@ -1,7 +1,9 @@
 #!/bin/bash
 # Power cuts over online grows (issue 27): the grow workload of
-# robust-powercut-cache (a file system a third of its device grown twice
-# through STALEFS_IOC_RESIZE_FS, across the descriptor table's end, with
+# robust-powercut-cache (a journaled file system a third of its 48 MiB
+# device, 1 KiB blocks, 2 MiB groups, grown twice through
+# STALEFS_IOC_RESIZE_FS, from 8 to 16 to 24 groups: across the descriptor
+# table's end into META_BG, with
 # files written before, between and after) recorded with dm-log-writes and
 # cut at every mark, every flush and random points under the volatile-cache
 # model: every cut mounts, keeps every fsync'd file and durable unlink,
@@ -9,7 +11,7 @@
 # a returned grow promised, and checks clean (fsck -fn) with no repair.
 # needs: stalefs
 # needs: dm-log-writes
-# disk: pcdata:32M
+# disk: pcdata:48M
 # disk: pclog:1G
 # timeout: 10000
 export PCC_FS=${PCC_FS:-stalefs}
