@@ -69,7 +69,7 @@ check_on() {	# FS DEV
 for ((r = 1; r <= REPS; r++)); do
 	for fs in stalefs ext4; do
 		note "fstrim, $fs, run $r: $EXTENTS one-block free extents"
-		blkdiscard "$dev"
+		blkdiscard -f "$dev"	# -f: it refuses a device holding a known file system
 		mkfs_on $fs "$dev"
 		mount_on $fs "$dev"
 		"$HOLES" $mnt/holes $EXTENTS 4096

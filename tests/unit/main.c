@@ -29,6 +29,7 @@ int main(void)
 	srunner_add_suite(sr, emap_suite());
 	srunner_add_suite(sr, orphan_suite());
 	srunner_add_suite(sr, tune_suite());
+	srunner_add_suite(sr, txn_suite());
 	srunner_add_suite(sr, xattr_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -82,5 +82,6 @@ Suite *overlay_suite(void);
 Suite *emap_suite(void);
 Suite *orphan_suite(void);
 Suite *tune_suite(void);
+Suite *txn_suite(void);
 
 #endif
