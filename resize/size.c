@@ -7,13 +7,14 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "resize.h"
 
 int resize_parse_size(const char *s, u32 block_size, u64 *blocks)
 {
 	char *end;
 	unsigned long long v;
-	u64 mult;
+	u64 bytes;
 
 	if (!s || !isdigit((unsigned char)*s))
 		return -1;
@@ -22,31 +23,18 @@ int resize_parse_size(const char *s, u32 block_size, u64 *blocks)
 	if (errno)
 		return -1;
 	/* No unit: filesystem blocks; s: 512-byte sectors; K, M, G, T: binary units. */
-	switch (*end) {
-	case '\0':
+	if (!*end) {
 		*blocks = v;
 		return v ? 0 : -1;
-	case 's':
-		mult = 512;
-		break;
-	case 'K': case 'k':
-		mult = 1ULL << 10;
-		break;
-	case 'M': case 'm':
-		mult = 1ULL << 20;
-		break;
-	case 'G': case 'g':
-		mult = 1ULL << 30;
-		break;
-	case 'T': case 't':
-		mult = 1ULL << 40;
-		break;
-	default:
+	}
+	if (!strcmp(end, "s")) {
+		if (v > ~0ULL / 512)
+			return -1;
+		bytes = v * 512;
+	} else if (stalefs_parse_size(s, &bytes)) {
 		return -1;
 	}
-	if (end[1] != '\0' || v > ~0ULL / mult)
-		return -1;
-	*blocks = v * mult / block_size;
+	*blocks = bytes / block_size;
 	return *blocks ? 0 : -1;
 }
 

@@ -56,7 +56,7 @@ def main():
             "file (discard_granularity %s bytes); both filesystems made with `-E nodiscard`, then "
             "`bench/vm/holes.c` preallocates 2 × N blocks and punches every other one out, sync, "
             "remount, and the timed `fstrim -v`" % conf.get("discard_granularity", "?"),
-            "- grow: a 1 GiB sparse file on the guest's scratch disk, `losetup`, mkfs `-E nodiscard`, mount, "
+            "- grow: a 1 GiB sparse file in the guest's tmpfs (`$VM_SCRATCH`), `losetup`, mkfs `-E nodiscard`, mount, "
             "`truncate -s 1T`, `losetup -c`, then the timed resize while mounted",
             "- every run ends with a clean `fsck.stalefs -fn` / `e2fsck -fn`; raw figures in "
             "`build/bench/vm-resize-logs/resizebench.results/resize.jsonl`", "",

@@ -16,15 +16,9 @@ logdir=$BENCH_OUT/vm-resize-logs
 for f in "$top/build/kernel/stalefs.ko" "$top/build/holes" "$top/build/resize.stalefs" "$top/build/mkfs.stalefs"; do
 	[[ -e $f ]] || { echo "bench/vm/resize-run.sh: $f is missing (make all)" >&2; exit 1; }
 done
-mkdir -p "$BENCH_OUT" "$top/build/bench"
+mkdir -p "$BENCH_OUT"
 conf=$top/build/bench/resizebench.conf
-: >"$conf"
-for v in REPS EXTENTS; do
-	if [[ -n ${!v:-} ]]; then
-		[[ ${!v} =~ ^[0-9]+$ ]] || { echo "bench/vm/resize-run.sh: $v must be a number" >&2; exit 2; }
-		echo "$v=${!v}" >>"$conf"
-	fi
-done
+bench_conf bench/vm/resize-run.sh "$conf" REPS EXTENTS
 rm -rf "$logdir"
 rc=0
 TMPDIR=$BENCH_TMP "$top/tests/vm/run-vm" --cache none --timeout "${VM_TIMEOUT:-7200}" --logdir "$logdir" \

@@ -44,7 +44,8 @@ record() {	# BENCH FS SECONDS [KEY=VALUE]...
 	local b=$1 fs=$2 t=$3 kv extra=""
 	shift 3
 	for kv in "$@"; do extra+=",\"${kv%%=*}\":${kv#*=}"; done
-	printf '{"bench":"%s","fs":"%s","seconds":%s%s}\n' "$b" "$fs" "$t" "$extra" >>"$raw"
+	# %.6f: bc prints ".5" for 0.5, which JSON does not take.
+	printf '{"bench":"%s","fs":"%s","seconds":%.6f%s}\n' "$b" "$fs" "$t" "$extra" >>"$raw"
 }
 
 mkfs_on() {	# FS DEV

@@ -540,20 +540,13 @@ errcode_t stalefs_io_flush(struct stalefs_io *io)
 				dirty[i++]->dirty = false;
 	}
 	free(dirty);
-	if (err)
-		return err;
-	/* Nothing written since the last fsync: another one costs milliseconds and buys nothing.
-	 * In overlay mode nothing ever was. */
-	if (!io->unsynced || io->ov)
-		return 0;
-	if (fsync(io->fd) < 0 && errno != EINVAL)
-		return errno;
-	io->unsynced = false;
-	return 0;
+	return err ? err : stalefs_io_sync(io);
 }
 
 errcode_t stalefs_io_sync(struct stalefs_io *io)
 {
+	/* Nothing written since the last fsync: another one costs milliseconds and buys nothing.
+	 * In overlay mode nothing ever was. */
 	if (!io->unsynced || io->ov)
 		return 0;
 	if (fsync(io->fd) < 0 && errno != EINVAL)

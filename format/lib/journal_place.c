@@ -172,9 +172,26 @@ static errcode_t write_fresh(stalefs_fs *fs, u64 start, u32 blocks)
 	return err;
 }
 
-errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
+/* A journal's blocks at [start, start + blocks): where one may lie, free, written fresh, taken. */
+static errcode_t place_fresh(stalefs_fs *fs, u64 start, u32 blocks)
 {
 	const struct stalefs_geom *g = &fs->geom;
+	errcode_t err;
+
+	if (!stalefs_journal_range_ok(g, start, blocks))
+		return STALEFS_ERR_BAD_BLOCK_NUM;
+	if (!stalefs_block_range_free(fs, start, blocks))
+		return STALEFS_ERR_JOURNAL_NO_ROOM;
+	err = write_fresh(fs, start, blocks);
+	if (err)
+		return err;
+	stalefs_mark_block_range(fs, start, blocks);
+	stalefs_adjust_free_blocks(fs, stalefs_block_group(g, start), -(s64)blocks);
+	return 0;
+}
+
+errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
+{
 	errcode_t err;
 
 	if (!stalefs_fs_rw(fs))
@@ -185,11 +202,7 @@ errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
 		return STALEFS_ERR_JOURNAL_EXISTS;
 	if (blocks < STALEFS_JOURNAL_MIN_BLOCKS)
 		return STALEFS_ERR_JOURNAL_TOO_SMALL;
-	if (!stalefs_journal_range_ok(g, start, blocks))
-		return STALEFS_ERR_BAD_BLOCK_NUM;
-	if (!stalefs_block_range_free(fs, start, blocks))
-		return STALEFS_ERR_JOURNAL_NO_ROOM;
-	err = write_fresh(fs, start, blocks);
+	err = place_fresh(fs, start, blocks);
 	if (err)
 		return err;
 	fs->sb.s_journal_block = cpu_to_le64(start);
@@ -198,14 +211,11 @@ errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
 	fs->sb.s_feature_compat = cpu_to_le32(le32_to_cpu(fs->sb.s_feature_compat) |
 					      STALEFS_FEATURE_COMPAT_HAS_JOURNAL);
 	stalefs_journal_clear_recover(fs);
-	stalefs_mark_block_range(fs, start, blocks);
-	stalefs_adjust_free_blocks(fs, stalefs_block_group(g, start), -(s64)blocks);
 	return 0;
 }
 
 errcode_t stalefs_journal_relocate(stalefs_fs *fs, u64 start)
 {
-	const struct stalefs_geom *g = &fs->geom;
 	u64 old = le64_to_cpu(fs->sb.s_journal_block);
 	u32 blocks = le32_to_cpu(fs->sb.s_journal_blocks);
 	errcode_t err;
@@ -216,15 +226,9 @@ errcode_t stalefs_journal_relocate(stalefs_fs *fs, u64 start)
 		return STALEFS_ERR_NO_BITMAPS;
 	if (!(le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL))
 		return STALEFS_ERR_NO_JOURNAL;
-	if (!stalefs_journal_range_ok(g, start, blocks))
-		return STALEFS_ERR_BAD_BLOCK_NUM;
-	if (!stalefs_block_range_free(fs, start, blocks))
-		return STALEFS_ERR_JOURNAL_NO_ROOM;
-	err = write_fresh(fs, start, blocks);
+	err = place_fresh(fs, start, blocks);
 	if (err)
 		return err;
-	stalefs_mark_block_range(fs, start, blocks);
-	stalefs_adjust_free_blocks(fs, stalefs_block_group(g, start), -(s64)blocks);
 	err = stalefs_free_blocks(fs, old, blocks);
 	if (err)
 		return err;

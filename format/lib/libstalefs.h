@@ -744,6 +744,9 @@ void stalefs_time_string(s64 t, char *out, size_t len);
 void stalefs_print_super(FILE *f, stalefs_fs *fs);
 
 /* ---- small helpers ---- */
+/* A tool's start: its name as invoked (argv[0]'s last part, else name), stdout
+ * line-buffered, the com_err table loaded. */
+const char *stalefs_tool_start(int argc, char **argv, const char *name);
 /* Allocation that aborts with a message when memory runs out (the tools have no way on). */
 void *stalefs_xcalloc(size_t n, size_t size);
 void *stalefs_xmalloc(size_t size);
