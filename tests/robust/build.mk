@@ -128,5 +128,13 @@ PROGRAMS += $(STRESS_WORKLOAD) $(STRESS_REPLAY)
 $(STRESS_WORKLOAD): $(BUILD)/tests/robust/stress-workload.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(STRESS_REPLAY): $(BUILD)/tests/robust/stress-replay.o $(BUILD)/tests/robust/promises.o $(BUILD)/tests/robust/cache-model.o $(BUILD)/tests/robust/logwrites.o
+$(STRESS_REPLAY): $(BUILD)/tests/robust/stress-replay.o $(BUILD)/tests/robust/promises.o $(BUILD)/tests/robust/cache-model.o $(BUILD)/tests/robust/logwrites.o $(BUILD)/tests/robust/blockdev.o
 	$(CC) $(LDFLAGS) -o $@ $^
+
+# The stress replay's soak: >= 5,000 cut points on stalefs, and ext4's.
+.PHONY: stress-replay-soak stress-replay-soak-ext4
+stress-replay-soak: kernel programs
+	tests/vm/run-vm --timeout 14400 tests/vm/soak/robust-stress-replay-soak.sh
+stress-replay-soak-ext4: programs
+	tests/vm/run-vm --timeout 14400 tests/vm/soak/robust-stress-replay-ext4-soak.sh
+SOAK_TARGETS += stress-replay-soak stress-replay-soak-ext4

@@ -199,9 +199,8 @@ int cm_copy_image(int from, const char *from_path, int to, const char *to_path, 
 	return 0;
 }
 
-/* Apply to img every entry in [from, to) whose fate in cut c is wanted by keep(). */
-static int apply_range(struct lw_log *log, const struct cm_cut *c, const struct cm_plan *p, uint64_t from,
-		       uint64_t to, int img, const char *img_path)
+int cm_apply(struct lw_log *log, const struct cm_cut *c, const struct cm_plan *p, uint64_t from,
+	     uint64_t to, int img, const char *img_path)
 {
 	uint64_t img_size = lw_image_size(img, img_path);
 	struct lw_entry e;
@@ -235,7 +234,7 @@ int cm_make_cut(struct lw_log *log, const struct cm_cut *c, const struct cm_plan
 		return -1;
 	}
 	/* Everything before the window is durable in this cut and in every later one. */
-	if (apply_range(log, c, p, from, p->window, base, base_path))
+	if (cm_apply(log, c, p, from, p->window, base, base_path))
 		goto out;
 	img = open(img_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (img < 0) {
@@ -244,7 +243,7 @@ int cm_make_cut(struct lw_log *log, const struct cm_cut *c, const struct cm_plan
 	}
 	if (cm_copy_image(base, base_path, img, img_path, lw_image_size(base, base_path)))
 		goto out;
-	if (apply_range(log, c, p, p->window, c->cut, img, img_path))
+	if (cm_apply(log, c, p, p->window, c->cut, img, img_path))
 		goto out;
 	rc = 0;
 out:

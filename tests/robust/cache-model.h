@@ -96,6 +96,10 @@ void cm_plan_free(struct cm_plan *p);
  */
 int cm_make_cut(struct lw_log *log, const struct cm_cut *c, const struct cm_plan *p, const char *base_path,
 		uint64_t from, const char *img_path);
+/* Put on img (a file or a block device) the entries of [from, to) that cut c keeps (durable or
+ * kept): 0, or -1 with a message. */
+int cm_apply(struct lw_log *log, const struct cm_cut *c, const struct cm_plan *p, uint64_t from,
+	     uint64_t to, int img, const char *img_path);
 /* Copy size bytes of one open image onto another: 0, or -1 with a message. */
 int cm_copy_image(int from, const char *from_path, int to, const char *to_path, uint64_t size);
 

@@ -21,19 +21,24 @@
  *              random:80 and none;
  *   always     the whole log, after the workload's clean umount: fsck must
  *              be clean before any mount.
- * At each cut the disk is built on a scratch image, attached to a loop
- * device and mounted (the journal recovered), the promises checked (every
+ * At each cut the disk is a device-mapper snapshot of BASE (the log
+ * brought forward to the cut's window, on a loop device) with the cut's
+ * writes since the window put on it, so that nothing is copied and the
+ * mount's writes go to a scratch COW file; it is mounted (the journal
+ * recovered), the promises checked (every
  * fsync'd file intact, durable unlinks done, no file showing the fill
- * pattern or data not its own), unmounted, and `FSCK -fn IMAGE` must exit
+ * pattern or data not its own), unmounted, and `FSCK -fn DEVICE` must exit
  * 0; the kernel must log nothing at level err or worse and no splat.
  *
  * Options: --type FS (stalefs), --fsck PROG (fsck.stalefs), --mount-opts
- * OPTS, --after MARK (e1), --limit N (at most N cuts of each kind, evenly
- * spread; 0 all), --first N (only the N earliest cuts, and the whole log),
+ * OPTS, --after MARK (e1), --limit N (at most N cuts after flushes and N
+ * after marks, evenly spread; 0 all), --cache-limit N (the same for the
+ * volatile-cache cuts), --first N (only the N earliest cuts, and the whole log),
  * --seed S, --work DIR (scratch, default .), --mnt DIR,
  * --results DIR (cuts.txt, failures.txt, saved images), --save-max N
  * (failing cuts whose disk is kept: 4), --skip-stale (promises_skip_stale),
- * --min-points N, --label NAME.  Exit status 0 when every cut passed and
+ * --min-points N, --label NAME, --cow DEV (the snapshots' COW device; else a
+ * loop device over WORK/cow.img).  BASE may be a block device.  Exit status 0 when every cut passed and
  * there were at least --min-points of them.
  */
 #include <errno.h>
@@ -52,6 +57,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <linux/loop.h>
+#include "blockdev.h"
 #include "cache-model.h"
 #include "promises.h"
 
@@ -67,14 +73,15 @@ struct cut {
 };
 
 static struct {
-	const char *type, *fsck, *mount_opts, *after, *work, *mnt, *results, *label;
+	const char *type, *fsck, *mount_opts, *after, *work, *mnt, *results, *label, *cow;
 	bool prefix, cache, skip_stale;
-	uint64_t limit, first, seed, save_max, min_points;
-} opt = { "stalefs", "fsck.stalefs", "", "e1", ".", "/mnt/stress", ".", "run", false, false, false,
-	  0, 0, 1, 4, 1 };
+	uint64_t limit, cache_limit, first, seed, save_max, min_points;
+} opt = { "stalefs", "fsck.stalefs", "", "e1", ".", "/mnt/stress", ".", "run", NULL, false, false, false,
+	  0, 0, 0, 1, 4, 1 };
 
 static const char *log_path, *base_path, *events_path;
-static char cut_img[4096];
+static char cut_dev[64], origin_dev[64], cow_dev[64];
+#define SNAPSHOT "stress-replay-cut"
 static int kmsg = -1;
 static regex_t splat;
 static FILE *cuts_txt, *failures_txt;
@@ -195,7 +202,8 @@ static void add_spread(struct cut **v, size_t *n, size_t *cap, const uint64_t *a
 		       enum cut_kind kind, uint64_t delta)
 {
 	static const char *const modes[] = { "random", "random:20", "random:80", "none" };
-	size_t take = opt.limit && count > opt.limit ? opt.limit : count;
+	uint64_t limit = kind == CUT_CACHE ? opt.cache_limit : opt.limit;
+	size_t take = limit && count > limit ? limit : count;
 
 	for (size_t i = 0; i < take; i++) {
 		size_t k = take == count ? i : (size_t)((i + 0.5) * (double)count / (double)take);
@@ -295,41 +303,28 @@ static struct cut *plan(struct lw_log *log, size_t *ncuts)
 
 /* ---- one cut ---- */
 
-static int attach_loop(const char *img, char *dev, size_t len)
+/* The cut's disk: BASE brought to the window, a snapshot of it, the window's kept writes on that. */
+static void build_cut(struct lw_log *log, const struct cm_cut *cc, const struct cm_plan *p, uint64_t *based,
+		      uint64_t sectors)
 {
-	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC), lfd, ifd, nr;
-	struct loop_config cfg;
+	int fd;
 
-	if (ctl < 0)
-		fatal("/dev/loop-control: %s", strerror(errno));
-	for (int tries = 0;; tries++) {
-		nr = ioctl(ctl, LOOP_CTL_GET_FREE);
-		if (nr < 0)
-			fatal("no free loop device: %s", strerror(errno));
-		snprintf(dev, len, "/dev/loop%d", nr);
-		lfd = open(dev, O_RDWR | O_CLOEXEC);
-		if (lfd < 0)
-			fatal("%s: %s", dev, strerror(errno));
-		ifd = open(img, O_RDWR | O_CLOEXEC);
-		if (ifd < 0)
-			fatal("%s: %s", img, strerror(errno));
-		memset(&cfg, 0, sizeof(cfg));
-		cfg.fd = (unsigned)ifd;
-		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
-		if (ioctl(lfd, LOOP_CONFIGURE, &cfg) == 0)
-			break;
-		if (errno != EBUSY || tries > 20)
-			fatal("attach %s to %s: %s", img, dev, strerror(errno));
-		close(ifd);
-		close(lfd);
-		usleep(50000);
+	if (*based < p->window) {
+		fd = open(base_path, O_RDWR | O_CLOEXEC);
+		/* fsync: the snapshot reads a block device's blocks past its page cache */
+		if (fd < 0 || cm_apply(log, cc, p, *based, p->window, fd, base_path) || fsync(fd) < 0 ||
+		    close(fd) < 0)
+			fatal("cannot bring %s to entry %" PRIu64, base_path, p->window);
+		*based = p->window;
 	}
-	close(ifd);
-	close(ctl);
-	return lfd;
+	if (bd_snapshot_create(SNAPSHOT, origin_dev, cow_dev, sectors, cut_dev, sizeof(cut_dev)))
+		fatal("cannot make the snapshot of cut %" PRIu64, cc->cut);
+	fd = open(cut_dev, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || cm_apply(log, cc, p, p->window, cc->cut, fd, cut_dev) || fsync(fd) < 0 || close(fd) < 0)
+		fatal("cannot put cut %" PRIu64 "'s writes on %s", cc->cut, cut_dev);
 }
 
-/* FSCK -fn IMAGE: its exit status; its output in WORK/fsck.out. */
+/* FSCK -fn DEVICE: its exit status; its output in WORK/fsck.out. */
 static int run_fsck(const char *img)
 {
 	char out[4096];
@@ -415,27 +410,24 @@ static void append_file(FILE *to, const char *file, int max_lines)
 /* Mount, check the promises, umount, fsck: "" when all holds, else why not. */
 static void check_cut(const struct cut *c, uint64_t n, char *why, size_t len)
 {
-	char dev[64], vout[4096];
-	int lfd, rc;
+	char vout[4096];
+	int rc;
 
 	why[0] = 0;
 	snprintf(vout, sizeof(vout), "%s/verify.out", opt.work);
 	phase_start();
 	if (c->kind == CUT_FINAL) {
-		rc = run_fsck(cut_img);
+		rc = run_fsck(cut_dev);
 		if (rc) {
 			snprintf(why, len, "the image after a clean umount is not clean (fsck -fn exit %d)", rc);
 			return;
 		}
 	}
-	lfd = attach_loop(cut_img, dev, sizeof(dev));
-	if (mount(dev, opt.mnt, opt.type, 0, opt.mount_opts) < 0) {
+	if (mount(cut_dev, opt.mnt, opt.type, 0, opt.mount_opts) < 0) {
 		snprintf(why, len, "mount failed: %s", strerror(errno));
-		close(lfd);
 		kernel_check(why + strlen(why), len - strlen(why));
 		return;
 	}
-	close(lfd);
 	phase_end(PH_MOUNT);
 	struct promises *p = promises_load(events_path, c->upto);
 	if (!p)
@@ -457,7 +449,7 @@ static void check_cut(const struct cut *c, uint64_t n, char *why, size_t len)
 		if (!*why)
 			snprintf(why, len, "the promise check failed (%d)", rc);
 	} else {
-		rc = run_fsck(cut_img);
+		rc = run_fsck(cut_dev);
 		if (rc)
 			snprintf(why, len, "fsck -fn after mount and umount exit %d (needs repair)", rc);
 		phase_end(PH_FSCK);
@@ -509,8 +501,10 @@ int main(int argc, char **argv)
 		else if (!strcmp(o, "--mnt")) VAL(mnt);
 		else if (!strcmp(o, "--results")) VAL(results);
 		else if (!strcmp(o, "--label")) VAL(label);
+		else if (!strcmp(o, "--cow")) VAL(cow);
 		else if (!strcmp(o, "--limit")) NUM(limit);
 		else if (!strcmp(o, "--first")) NUM(first);
+		else if (!strcmp(o, "--cache-limit")) NUM(cache_limit);
 		else if (!strcmp(o, "--seed")) NUM(seed);
 		else if (!strcmp(o, "--save-max")) NUM(save_max);
 		else if (!strcmp(o, "--min-points")) NUM(min_points);
@@ -521,15 +515,14 @@ int main(int argc, char **argv)
 	}
 	if (argc - i != 3) {
 		fprintf(stderr, "Usage: stress-replay [--prefix] [--cache] [--type FS] [--fsck PROG] "
-				"[--mount-opts OPTS] [--after MARK] [--limit N] [--first N] [--seed S] [--work DIR] [--mnt DIR] "
-				"[--results DIR] [--save-max N] [--skip-stale] [--min-points N] [--label NAME] "
+				"[--mount-opts OPTS] [--after MARK] [--limit N] [--cache-limit N] [--first N] [--seed S] [--work DIR] [--mnt DIR] "
+				"[--results DIR] [--save-max N] [--skip-stale] [--min-points N] [--label NAME] [--cow DEV] "
 				"LOG BASE EVENTS\n");
 		return 2;
 	}
 	log_path = argv[i];
 	base_path = argv[i + 1];
 	events_path = argv[i + 2];
-	snprintf(cut_img, sizeof(cut_img), "%s/cut.img", opt.work);
 	if (regcomp(&splat, "(^|[^[:alnum:]_])(BUG|WARNING|Oops|KASAN|UBSAN)([^[:alnum:]_]|$)|"
 			    "general protection|kernel BUG|hung task|blocked for more than|Call Trace",
 		    REG_EXTENDED | REG_NOSUB))
@@ -542,6 +535,36 @@ int main(int argc, char **argv)
 	if (lw_open(&log, log_path))
 		return 2;
 	cuts = plan(&log, &ncuts);
+	/*
+	 * The snapshots' origin is BASE and their COW --cow: block devices as
+	 * they are (a RAM disk answers a bio at once; a loop device over a
+	 * tmpfs file costs a worker's round trip, 2 ms a read under TCG), else
+	 * loop devices over BASE (read-only) and a scratch file.
+	 */
+	int origin_fd = -1, cow_fd = -1, base_fd = open(base_path, O_RDONLY | O_CLOEXEC);
+	char cow_path[4096] = "";
+	uint64_t base_bytes;
+	struct stat st;
+
+	if (base_fd < 0 || fstat(base_fd, &st) < 0)
+		fatal("%s: %s", base_path, strerror(errno));
+	base_bytes = lw_image_size(base_fd, base_path);
+	close(base_fd);
+	if (S_ISBLK(st.st_mode)) {
+		snprintf(origin_dev, sizeof(origin_dev), "%s", base_path);
+	} else if (bd_loop_attach(base_path, true, false, origin_dev, sizeof(origin_dev), &origin_fd)) {
+		fatal("cannot set up the loop device for %s", base_path);
+	}
+	if (opt.cow) {
+		snprintf(cow_dev, sizeof(cow_dev), "%s", opt.cow);
+	} else {
+		snprintf(cow_path, sizeof(cow_path), "%s/cow.img", opt.work);
+		cow_fd = open(cow_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (cow_fd < 0 || ftruncate(cow_fd, (off_t)base_bytes) < 0 || close(cow_fd) < 0)
+			fatal("%s: %s", cow_path, strerror(errno));
+		if (bd_loop_attach(cow_path, false, false, cow_dev, sizeof(cow_dev), &cow_fd))
+			fatal("cannot set up the loop device for %s", cow_path);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (size_t k = 0; k < ncuts; k++) {
 		const struct cut *c = &cuts[k];
@@ -552,11 +575,11 @@ int main(int argc, char **argv)
 		phase_start();
 		if (cm_parse_mode(c->mode, &cc.keep_pct) || cm_plan(&log, &cc, &p))
 			fatal("cannot plan cut %" PRIu64 " (%s)", c->e, c->mode);
-		if (cm_make_cut(&log, &cc, &p, base_path, based, cut_img))
-			fatal("cannot build cut %" PRIu64, c->e);
-		based = p.window;
+		build_cut(&log, &cc, &p, &based, base_bytes / 512);
 		phase_end(PH_BUILD);
 		check_cut(c, log.nr_entries, why, sizeof(why));
+		if (bd_dm_remove(SNAPSHOT))
+			fatal("cannot remove the snapshot of cut %" PRIu64, c->e);
 		per_kind[c->kind]++;
 		fprintf(cuts_txt, "%s cut %" PRIu64 "/%" PRIu64 " %s %s seed %" PRIu64 " e<=%ld window %" PRIu64
 			": %" PRIu64 " cached, %" PRIu64 " kept: %s\n", opt.label, c->e, log.nr_entries,
@@ -604,6 +627,12 @@ int main(int argc, char **argv)
 	printf("stress-replay %s: %zu cuts (%zu after a flush/FUA, %zu after an fsync mark, %zu volatile-cache, "
 	       "%zu whole log) in %.0f s, %zu failed\n", opt.label, ncuts, per_kind[CUT_FLUSH], per_kind[CUT_MARK],
 	       per_kind[CUT_CACHE], per_kind[CUT_FINAL], secs, failed);
+	if (origin_fd >= 0)
+		bd_loop_detach(origin_fd, origin_dev);
+	if (cow_fd >= 0) {
+		bd_loop_detach(cow_fd, cow_dev);
+		unlink(cow_path);
+	}
 	printf("stress-replay %s: log bytes %" PRIu64 "\n", opt.label, log.next_off);
 	printf("stress-replay %s: seconds per cut:", opt.label);
 	for (int ph = 0; ph < PH_COUNT; ph++)

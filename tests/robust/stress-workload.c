@@ -589,6 +589,8 @@ static void op_mmap(void)
 	len = rec_align(below(size - off) + DATA_RECORD);
 	if (off + len > size)
 		len = size - off;
+	if (len > MAX_IO)
+		len = MAX_IO;	/* what the buffer holds */
 	map = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		die("mmap %s", names[i].path);
@@ -1025,6 +1027,14 @@ static void run_worker(int k, long ops, uint64_t seed)
 	exit(0);
 }
 
+static long worker_of(const pid_t *pids, long n, pid_t pid)
+{
+	for (long k = 0; k < n; k++)
+		if (pids[k] == pid)
+			return k;
+	return -1;
+}
+
 static long parse_num(const char *s, const char *what)
 {
 	char *end;
@@ -1042,6 +1052,7 @@ static long parse_num(const char *s, const char *what)
 int main(int argc, char **argv)
 {
 	long workers, ops, seed;
+	pid_t pids[64];
 	char path[512];
 	int status, failed = 0;
 
@@ -1100,10 +1111,19 @@ int main(int argc, char **argv)
 			die("fork");
 		if (pid == 0)
 			run_worker(k, ops, (uint64_t)seed);
+		pids[k] = pid;
 	}
-	while (wait(&status) > 0)
-		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			failed = 1;
+	for (pid_t pid; (pid = wait(&status)) > 0;) {
+		if (WIFSIGNALED(status))
+			fprintf(stderr, "stress-workload: worker %ld (pid %d) killed by signal %d (%s)\n",
+				worker_of(pids, workers, pid), (int)pid, WTERMSIG(status), strsignal(WTERMSIG(status)));
+		else if (WEXITSTATUS(status))
+			fprintf(stderr, "stress-workload: worker %ld (pid %d) failed (exit %d)\n",
+				worker_of(pids, workers, pid), (int)pid, WEXITSTATUS(status));
+		else
+			continue;
+		failed = 1;
+	}
 	if (failed) {
 		fprintf(stderr, "stress-workload: a worker failed\n");
 		return 1;

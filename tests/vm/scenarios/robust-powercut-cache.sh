@@ -26,7 +26,7 @@
 # grow promised.
 # needs: stalefs
 # needs: dm-log-writes
-# disk: pcdata:32M
+# disk: pcdata:32M:1q
 # disk: pclog:1G
 # timeout: 1800
 . "$STALEFS_ROOT/tests/vm/lib.sh"
