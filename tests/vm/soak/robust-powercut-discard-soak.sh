@@ -8,7 +8,7 @@
 # that lost data, or as a check that needs repair; neither may happen.
 # needs: stalefs
 # needs: dm-log-writes
-# disk: pcdata:32M
+# disk: pcdata:32M:1q
 # disk: pclog:1G
 # timeout: 10000
 export PCC_FS=${PCC_FS:-stalefs}

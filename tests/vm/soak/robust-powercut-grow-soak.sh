@@ -11,7 +11,7 @@
 # a returned grow promised, and checks clean (fsck -fn) with no repair.
 # needs: stalefs
 # needs: dm-log-writes
-# disk: pcdata:48M
+# disk: pcdata:48M:1q
 # disk: pclog:1G
 # timeout: 10000
 export PCC_FS=${PCC_FS:-stalefs}
