@@ -5,8 +5,8 @@
 # allocated_kib FILE
 allocated_kib() { du -k "$1" | cut -f1; }
 
-# old_image FILE: 32 MiB of random bytes, fully allocated; its copy in FILE.orig.
-old_image() {
+# random_image FILE: 32 MiB of random bytes, fully allocated; its copy in FILE.orig.
+random_image() {
 	head -c 32M /dev/urandom >"$1"
 	cp "$1" "$1.orig"
 }
@@ -21,7 +21,7 @@ tail_is() {
 }
 
 test_discard_by_default() {
-	old_image img
+	random_image img
 	run_mkfs img
 	expect_rc 0
 	expect_out 'Discarding device blocks: done'
@@ -31,7 +31,7 @@ test_discard_by_default() {
 }
 
 test_nodiscard_keeps_blocks() {
-	old_image img
+	random_image img
 	run_mkfs -E nodiscard img
 	expect_rc 0
 	grep -q Discarding out && fail "-E nodiscard still says it discards"
@@ -40,7 +40,7 @@ test_nodiscard_keeps_blocks() {
 	tail_is img img.orig
 	check_image img
 	# -K is mke2fs' spelling; a later -E discard turns it back on.
-	old_image img2
+	random_image img2
 	run_mkfs -q -K img2
 	expect_rc 0
 	tail_is img2 img2.orig
@@ -51,7 +51,7 @@ test_nodiscard_keeps_blocks() {
 }
 
 test_discard_nothing_when_refused() {
-	old_image img
+	random_image img
 	run_mkfs -n img
 	expect_rc 0
 	cmp -s img img.orig || fail "mkfs -n changed the image"
@@ -66,7 +66,7 @@ test_discard_nothing_when_refused() {
 test_discard_loop_device() {
 	trap detach_all EXIT
 	trap 'exit 1' INT TERM
-	old_image backing.img
+	random_image backing.img
 	attach backing.img
 	run_mkfs "$LOOP"
 	expect_rc 0
