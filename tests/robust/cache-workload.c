@@ -16,7 +16,9 @@
  *     after an unlink or rename made durable by fsync of the directory,
  *     "N gone PATH";
  *   - before anything changes a path with a promise, a mark and "N touch
- *     PATH" (the driver tracks promises, so no change slips by);
+ *     PATH" (the driver tracks promises, so no change slips by); before a
+ *     synced file is unlinked, "N unlinking PATH" instead: until the
+ *     unlink is durable the file is gone or whole;
  *   - "0 file-id ID INO" for every file it creates: its data are records
  *     naming ID and their own offset (data-record.h), so the checker can
  *     tell another file's data from this one's;
@@ -55,7 +57,7 @@
 #define MAX_IO (4 * MiB)
 #define MAX_PATHS 1024
 
-enum promise { NONE, CONTENT, GONE };
+enum promise { NONE, CONTENT, GONE, UNLINKING };
 
 /* Every path the workload touched: the file it names (id) and its promise. */
 static struct {
@@ -330,7 +332,16 @@ static void rmd(const char *path)
 
 static void unl(const char *path)
 {
-	change(path);
+	int i = slot(path);
+
+	/* A synced file stays whole until its unlink commits: a promise too (promises.h). */
+	if (paths[i].what == CONTENT) {
+		mark();
+		event("%ld unlinking %s\n", ev, path);
+		paths[i].what = UNLINKING;
+	} else {
+		change(path);
+	}
 	if (unlinkat(mnt, path, 0) < 0)
 		die("unlink %s", path);
 	paths[slot(path)].id = 0;
