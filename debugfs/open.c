@@ -33,7 +33,7 @@ errcode_t dbg_open_fs(const char *name, int flags, u64 sb_block, u32 block_size)
 		flags |= STALEFS_OPEN_JOURNAL;
 	err = stalefs_open(name, flags, sb_block, block_size, &fs);
 	if (err && err != STALEFS_ERR_BAD_MAGIC && err != STALEFS_ERR_UNSUPP_FEATURE &&
-	    (err < 0 || err > 4096) /* not an errno: the image is there but damaged */ &&
+	    !stalefs_io_error(err) /* not the device or its name: the image is there but damaged */ &&
 	    !(flags & STALEFS_OPEN_FORCE)) {
 		/* A forensic tool opens a damaged image as far as it can: each command then
 		 * says what is wrong with what it touches. */
