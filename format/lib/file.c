@@ -94,7 +94,8 @@ errcode_t stalefs_file_read(stalefs_fs *fs, u32 ino, u64 off, void *buf, size_t 
 				err = stalefs_io_read(fs->io, pblk, (u32)want, out);
 				n = (size_t)want * bs;
 			} else {
-				err = stalefs_io_read(fs->io, pblk, 1, blk);
+				/* Past the cache: file data would only push metadata out of it. */
+				err = stalefs_io_read_uncached(fs->io, pblk, 1, blk);
 				if (!err)
 					memcpy(out, blk + in, n);
 			}
@@ -110,7 +111,48 @@ errcode_t stalefs_file_read(stalefs_fs *fs, u32 ino, u64 off, void *buf, size_t 
 	return err;
 }
 
-/* Write [off, off+len) of an in-memory file; buf NULL writes zeros. Updates l. */
+/*
+ * Whole blocks of data at pblk.. (buf NULL: zeros).  Data goes to the device at once, past
+ * the metadata cache and outside any journal transaction.
+ */
+static errcode_t write_blocks(stalefs_fs *fs, u64 pblk, u32 count, const u8 *buf)
+{
+	u8 *zero;
+	errcode_t err;
+
+	if (buf)
+		return stalefs_io_write_data(fs->io, pblk, count, buf);
+	zero = stalefs_xcalloc(count, fs->block_size);
+	err = stalefs_io_write_data(fs->io, pblk, count, zero);
+	free(zero);
+	return err;
+}
+
+/* Part of one block at pblk: [in, in + n) from buf (NULL: zeros), the rest as it reads now
+ * (an UNWRITTEN block reads as zeros, not as what the disk holds). */
+static errcode_t write_part(stalefs_fs *fs, u64 pblk, bool unwritten, u32 in, size_t n, const u8 *buf, u8 *blk)
+{
+	errcode_t err = 0;
+
+	if (unwritten)
+		memset(blk, 0, fs->block_size);
+	else
+		err = stalefs_io_read_uncached(fs->io, pblk, 1, blk);
+	if (err)
+		return err;
+	if (buf)
+		memcpy(blk + in, buf, n);
+	else
+		memset(blk + in, 0, n);
+	return stalefs_io_write_data(fs->io, pblk, 1, blk);
+}
+
+/*
+ * Write [off, off+len) of an in-memory file; buf NULL writes zeros (and leaves holes holes).
+ * Updates l.  New blocks are mapped UNWRITTEN first and become written only once their data
+ * is (FORMAT.md 9): a failed write leaves them reading as zeros, and under the journaled
+ * write path the transaction that commits the mapping follows the data onto the device.
+ */
 static errcode_t write_range(stalefs_fs *fs, u32 ino, struct stalefs_extent_list *l, u64 off,
 			     const u8 *buf, size_t len)
 {
@@ -129,30 +171,29 @@ static errcode_t write_range(stalefs_fs *fs, u32 ino, struct stalefs_extent_list
 		if (stalefs_extent_list_find(l, lblk, &idx)) {
 			struct stalefs_ext e = l->ext[idx];
 			u64 pblk = e.pblk + (lblk - e.lblk);
+			u32 run = 1;
 
 			if (n < bs) {
-				/* Partial block: unwritten blocks read as zeros, not as the disk. */
-				if (e.flags & STALEFS_EXT_UNWRITTEN)
-					memset(blk, 0, bs);
-				else
-					err = stalefs_io_read(fs->io, pblk, 1, blk);
-			}
-			if (!err) {
-				if (n < bs)
-					buf ? memcpy(blk + in, buf, n) : memset(blk + in, 0, n);
-				else
-					buf ? memcpy(blk, buf, bs) : memset(blk, 0, bs);
-				err = stalefs_io_write(fs->io, pblk, 1, blk);
+				err = write_part(fs, pblk, e.flags & STALEFS_EXT_UNWRITTEN, in, n, buf, blk);
+			} else {
+				/* Whole blocks: as many as this extent and the write have, in one go. */
+				u64 whole = len / bs, left = e.lblk + e.len - lblk;
+
+				run = (u32)(whole < left ? whole : left);
+				if (run > 256)
+					run = 256;
+				n = (size_t)run * bs;
+				err = write_blocks(fs, pblk, run, buf);
 			}
 			/* Written now: no longer unwritten; a wholly rewritten block is no longer stale. */
 			if (!err && (e.flags & STALEFS_EXT_UNWRITTEN))
-				err = stalefs_extent_list_change_flags(l, lblk, 1, STALEFS_EXT_UNWRITTEN, 0);
-			if (!err && (e.flags & STALEFS_EXT_STALE) && n == bs)
-				err = stalefs_extent_list_change_flags(l, lblk, 1, STALEFS_EXT_STALE, 0);
+				err = stalefs_extent_list_change_flags(l, lblk, run, STALEFS_EXT_UNWRITTEN, 0);
+			if (!err && (e.flags & STALEFS_EXT_STALE) && in == 0 && n >= bs)
+				err = stalefs_extent_list_change_flags(l, lblk, run, STALEFS_EXT_STALE, 0);
 		} else {
 			/* A hole: allocate as many contiguous blocks as the rest of the write and the hole allow. */
 			u64 whole = (in + len + bs - 1) / bs, hole = whole, start;
-			u32 got, i;
+			u32 got, done = 0;
 
 			if (idx < l->count && l->ext[idx].lblk - lblk < hole)
 				hole = l->ext[idx].lblk - lblk;
@@ -171,20 +212,27 @@ static errcode_t write_range(stalefs_fs *fs, u32 ino, struct stalefs_extent_list
 			err = stalefs_alloc_blocks(fs, alloc_goal(fs, ino, l, lblk), (u32)hole, &start, &got);
 			if (err)
 				break;
-			for (i = 0; i < got && len > 0 && !err; i++) {
-				n = bs - in < len ? bs - in : len;
-				memset(blk, 0, bs);
-				if (buf)
-					memcpy(blk + in, buf, n);
-				err = stalefs_io_write(fs->io, start + i, 1, blk);
-				if (buf)
-					buf += n;
+			/* Mapped at once (never leaked), UNWRITTEN until the data is there. */
+			err = stalefs_extent_list_set(l, lblk, got, start, STALEFS_EXT_UNWRITTEN, NULL);
+			while (!err && done < got && len > 0) {
+				if (in || len < bs) {
+					n = bs - in < len ? bs - in : len;
+					err = write_part(fs, start + done, true, in, n, buf, blk);
+					done++;
+				} else {
+					u32 k = (u32)(len / bs) < got - done ? (u32)(len / bs) : got - done;
+
+					n = (size_t)k * bs;
+					err = write_blocks(fs, start + done, k, buf);
+					done += k;
+				}
+				buf += n;
 				off += n;
 				len -= n;
 				in = 0;
 			}
 			if (!err)
-				err = stalefs_extent_list_set(l, lblk, got, start, 0, NULL);
+				err = stalefs_extent_list_change_flags(l, lblk, done, STALEFS_EXT_UNWRITTEN, 0);
 			continue;
 		}
 		if (buf)
@@ -257,7 +305,7 @@ static errcode_t copy_segment(stalefs_fs *fs, u32 ino, struct stalefs_extent_lis
 			done += (size_t)r;
 		}
 		memset(chunk + done, 0, (size_t)got * bs - done);
-		err = stalefs_io_write(fs->io, start, got, chunk);
+		err = stalefs_io_write_data(fs->io, start, got, chunk);
 		if (!err)
 			err = stalefs_extent_list_set(l, (u32)(off / bs), got, start, 0, NULL);
 		off += (u64)got * bs;

@@ -49,6 +49,11 @@ errcode_t stalefs_io_close(struct stalefs_io *io);	/* flushes */
 void stalefs_io_set_block_size(struct stalefs_io *io, u32 block_size);
 errcode_t stalefs_io_read(struct stalefs_io *io, u64 block, u32 count, void *buf);
 errcode_t stalefs_io_write(struct stalefs_io *io, u64 block, u32 count, const void *buf);
+/* File data: straight to the device, never held for a journal transaction; cached copies of
+ * the blocks are dropped. */
+errcode_t stalefs_io_write_data(struct stalefs_io *io, u64 block, u32 count, const void *buf);
+/* fsync the device if anything was written since the last one (the cache is not written back). */
+errcode_t stalefs_io_sync(struct stalefs_io *io);
 /* Byte-addressed I/O, uncached, for the superblock at 1024. */
 errcode_t stalefs_io_pread(struct stalefs_io *io, u64 off, u32 len, void *buf);
 errcode_t stalefs_io_pwrite(struct stalefs_io *io, u64 off, u32 len, const void *buf);
@@ -114,6 +119,7 @@ typedef struct stalefs_fs {
 	int bad_desc_count;
 	errcode_t (*progress)(struct stalefs_fs *fs, const char *what, u64 done, u64 total);
 	void *priv;
+	struct stalefs_txn *txn;	/* the journaled write path, when started (txn.c) */
 } stalefs_fs;
 
 /* sb_block 0 opens the primary superblock; otherwise the backup at that block
@@ -142,6 +148,43 @@ errcode_t stalefs_write_super_copy(stalefs_fs *fs, u32 group);
 errcode_t stalefs_read_block(stalefs_fs *fs, u64 block, void *buf);
 errcode_t stalefs_write_block(stalefs_fs *fs, u64 block, const void *buf);
 bool stalefs_block_valid(const stalefs_fs *fs, u64 block);
+
+/*
+ * ---- the journaled write path (txn.c): metadata changes as jbd2 transactions ----
+ *
+ * After stalefs_txn_start, every metadata block the library writes (inodes, directory and
+ * extent blocks, xattr blocks, bitmaps, descriptors) stays in the block cache, and each
+ * stalefs_flush (stalefs_txn_commit) makes all of them one jbd2 transaction: the log blocks
+ * are written, the device flushed (file data written before is durable with them), the
+ * commit block written and flushed; only then are the blocks written in place (the
+ * checkpoint), the device flushed, and the log emptied.  A crash at any point leaves either
+ * the state before the transaction or, after recovery, the state after it.  File data goes
+ * to the device at once (stalefs_io_write_data).  New data blocks are mapped UNWRITTEN until
+ * their data is written, so the transaction that commits them comes after the data is
+ * durable, and a failed data write leaves zeros, never old bytes.  A block freed by the
+ * running transaction is not handed out again before it commits (unless the same
+ * transaction allocated it: then the committed state never saw it in use).  The superblock
+ * is written in place, never journaled (its free counts are summaries fsck recomputes), as
+ * the kernel module does.
+ */
+/* Needs the has_journal feature (STALEFS_ERR_NO_JOURNAL) and an empty log (callers replay first:
+ * STALEFS_ERR_NEEDS_RECOVERY).  Sets RECOVER and writes the superblock, durably, before any
+ * transaction can commit. */
+errcode_t stalefs_txn_start(stalefs_fs *fs);
+/* Commit the running transaction (nothing to log: just make written data durable). */
+errcode_t stalefs_txn_commit(stalefs_fs *fs);
+/* Commit, leave the journaled path, clear RECOVER (the log is empty) and write the superblock. */
+errcode_t stalefs_txn_stop(stalefs_fs *fs);
+/* The running transaction has grown to a quarter of the log: commit before it grows more. */
+bool stalefs_txn_should_commit(const stalefs_fs *fs);
+/* Blocks the running transaction freed that are not free for allocation before it commits. */
+u64 stalefs_txn_busy_blocks(const stalefs_fs *fs);
+struct stalefs_txn_stats {
+	u64 commits;		/* transactions committed */
+	u64 blocks_logged;	/* metadata blocks they logged */
+	u64 overflows;		/* transactions too large for the log, written in place unjournaled */
+};
+void stalefs_txn_stats(const stalefs_fs *fs, struct stalefs_txn_stats *st);
 
 /* ---- bitmaps and allocation ---- */
 bool stalefs_test_block(stalefs_fs *fs, u64 block);
@@ -629,6 +672,7 @@ void stalefs_jtrans_set_time(struct stalefs_jtrans *t, u64 sec, u32 nsec);
 #define STALEFS_JTRANS_BAD_DESC_CSUM	0x04	/* ... the first descriptor block */
 #define STALEFS_JTRANS_BAD_REVOKE_CSUM	0x08	/* ... the first revoke block */
 #define STALEFS_JTRANS_BAD_BLOCK_CSUM	0x10	/* ... the first journaled block's tag */
+#define STALEFS_JTRANS_DURABLE		0x20	/* flush the device before the commit block and after it */
 /*
  * Write the transaction at the log head (after every complete transaction, wrapping):
  * revoke blocks, descriptors with v3 tags each followed by its (escaped) blocks, and the
