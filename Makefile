@@ -43,7 +43,7 @@ $(BUILD)/gen:
 	@mkdir -p $@
 
 include format/build.mk
-include $(wildcard mkfs/build.mk fsck/build.mk debugfs/build.mk tunefs/build.mk tools/build.mk tools/deb.mk)
+include $(wildcard mkfs/build.mk fsck/build.mk debugfs/build.mk tunefs/build.mk fuse/build.mk tools/build.mk tools/deb.mk)
 include $(wildcard kernel/build.mk)
 # Test fragments append their targets to CHECK_TARGETS (run by `make check`).
 include $(wildcard tests/*/build.mk bench/build.mk)

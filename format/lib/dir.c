@@ -116,6 +116,12 @@ static errcode_t dir_write_block(struct dir_ctx *c, u64 pblk)
 
 errcode_t stalefs_dir_iterate(stalefs_fs *fs, u32 dir, int flags, stalefs_dir_iter_fn fn, void *priv)
 {
+	return stalefs_dir_iterate_from(fs, dir, 0, flags, fn, priv);
+}
+
+errcode_t stalefs_dir_iterate_from(stalefs_fs *fs, u32 dir, u32 first_lblk, int flags, stalefs_dir_iter_fn fn,
+				   void *priv)
+{
 	struct dir_ctx c;
 	errcode_t err;
 	u32 lblk;
@@ -125,7 +131,7 @@ errcode_t stalefs_dir_iterate(stalefs_fs *fs, u32 dir, int flags, stalefs_dir_it
 		dir_close(&c);
 		return err;
 	}
-	for (lblk = 0; lblk < c.nblocks; lblk++) {
+	for (lblk = first_lblk; lblk < c.nblocks; lblk++) {
 		u64 pblk;
 		int ret;
 
@@ -296,6 +302,39 @@ errcode_t stalefs_unlink(stalefs_fs *fs, u32 dir, const char *name, u32 *ret_ino
 		}
 	}
 	err = STALEFS_ERR_NOT_FOUND;
+out:
+	dir_close(&c);
+	return err;
+}
+
+errcode_t stalefs_dir_set_entry(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 file_type)
+{
+	struct dir_ctx c;
+	u32 len = (u32)strlen(name), lblk;
+	u64 pblk;
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	err = dir_open(fs, dir, &c);
+	for (lblk = 0; !err && lblk < c.nblocks; lblk++) {
+		u32 off = sizeof(struct stalefs_dir_block);
+
+		err = dir_read_block(&c, lblk, &pblk);
+		while (!err && off < fs->block_size) {
+			struct stalefs_dir_entry *de = (void *)(c.buf + off);
+
+			if (de->inode && de->name_len == len && memcmp(de->name, name, len) == 0) {
+				de->inode = cpu_to_le32(ino);
+				de->file_type = file_type;
+				err = dir_write_block(&c, pblk);
+				goto out;
+			}
+			off += le16_to_cpu(de->rec_len);
+		}
+	}
+	if (!err)
+		err = STALEFS_ERR_NOT_FOUND;
 out:
 	dir_close(&c);
 	return err;

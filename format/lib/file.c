@@ -539,3 +539,87 @@ errcode_t stalefs_bmap(stalefs_fs *fs, u32 ino, u32 lblk, u64 *pblk, u16 *flags)
 	stalefs_extent_list_free(&l);
 	return 0;
 }
+
+errcode_t stalefs_zero_range(stalefs_fs *fs, u32 ino, u64 off, u64 len)
+{
+	struct stalefs_inode inode;
+	struct stalefs_extent_list l;
+	u32 bs = fs->block_size;
+	u64 first = (off + bs - 1) / bs, last = (off + len) / bs, end = off + len;
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	if (end < off || (end + bs - 1) / bs > STALEFS_MAX_FILE_BLOCKS)
+		return STALEFS_ERR_FILE_TOO_BIG;
+	err = load(fs, ino, &inode, &l);
+	if (err)
+		return err;
+	if ((le16_to_cpu(inode.i_mode) & STALEFS_S_IFMT) != STALEFS_S_IFREG) {
+		stalefs_extent_list_free(&l);
+		return STALEFS_ERR_NOT_REGULAR;
+	}
+	/* Whole blocks read as zeros from now on: UNWRITTEN, and no longer STALE. */
+	if (last > first)
+		err = stalefs_extent_list_change_flags(&l, (u32)first, (u32)(last - first), STALEFS_EXT_STALE,
+						       STALEFS_EXT_UNWRITTEN);
+	/* The parts of blocks at either end are written with zeros. */
+	if (!err && first > last) {
+		err = write_range(fs, ino, &l, off, NULL, (size_t)len);
+	} else {
+		if (!err && off < first * bs)
+			err = write_range(fs, ino, &l, off, NULL, (size_t)(first * bs - off));
+		if (!err && end > last * bs && last >= first)
+			err = write_range(fs, ino, &l, last * bs, NULL, (size_t)(end - last * bs));
+	}
+	stalefs_inode_set_times_now(&inode, false, true, true);
+	if (!err)
+		err = store(fs, ino, &inode, &l);
+	stalefs_extent_list_free(&l);
+	/* Holes in between are allocated, UNWRITTEN, as fallocate(2) would. */
+	if (!err && last > first)
+		err = stalefs_fallocate(fs, ino, (u32)first, (u32)(last - first), false);
+	return err;
+}
+
+errcode_t stalefs_seek_data(stalefs_fs *fs, u32 ino, u64 off, bool hole, u64 *result)
+{
+	struct stalefs_inode inode;
+	struct stalefs_extent_list l;
+	u32 bs = fs->block_size, idx;
+	u64 size, pos;
+	errcode_t err = load(fs, ino, &inode, &l);
+
+	if (err)
+		return err;
+	size = le64_to_cpu(inode.i_size);
+	if (off >= size) {
+		stalefs_extent_list_free(&l);
+		return ENXIO;
+	}
+	/* Data: mapped and not UNWRITTEN (a STALE extent is data). */
+	for (pos = off; pos < size;) {
+		u32 lblk = (u32)(pos / bs);
+		bool data = stalefs_extent_list_find(&l, lblk, &idx) && !(l.ext[idx].flags & STALEFS_EXT_UNWRITTEN);
+		u64 next;
+
+		if (data != hole) {
+			*result = pos;
+			break;
+		}
+		/* To the end of this extent, or of this hole. */
+		if (stalefs_extent_list_find(&l, lblk, &idx))
+			next = (u64)(l.ext[idx].lblk + l.ext[idx].len) * bs;
+		else
+			next = idx < l.count ? (u64)l.ext[idx].lblk * bs : size;
+		pos = next > pos ? next : pos + bs;
+	}
+	if (pos >= size) {
+		if (!hole)
+			err = ENXIO;
+		else
+			*result = size;
+	}
+	stalefs_extent_list_free(&l);
+	return err;
+}

@@ -36,6 +36,7 @@ errcode_t stalefs_free_extent_blocks(stalefs_fs *fs, const struct stalefs_extent
 /* Move the bg_orphan_count of ino's group by delta (never below 0). */
 void stalefs_orphan_count_adjust(stalefs_fs *fs, u32 ino, int delta);
 
+
 /* Ranges of the block bitmaps (a journal's blocks): all free?  mark all in use (no counts moved). */
 bool stalefs_block_range_free(stalefs_fs *fs, u64 start, u64 count);
 void stalefs_mark_block_range(stalefs_fs *fs, u64 start, u64 count);

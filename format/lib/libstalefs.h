@@ -241,11 +241,16 @@ errcode_t stalefs_write_inode_area(stalefs_fs *fs, u32 ino, const void *area);
 void stalefs_inode_init(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, u16 mode, u32 uid, u32 gid);
 void stalefs_inode_set_times_now(struct stalefs_inode *inode, bool atime, bool mtime, bool ctime);
 /* Create: allocate an inode, initialise and write it, link it into dir. */
+/* The most links an inode may have (i_links_count is 16 bits), as the kernel module allows. */
+#define STALEFS_LINK_MAX 65000
 errcode_t stalefs_create(stalefs_fs *fs, u32 dir, const char *name, u16 mode, u32 uid, u32 gid, u32 *ino);
 errcode_t stalefs_mkdir(stalefs_fs *fs, u32 parent, const char *name, u16 mode, u32 uid, u32 gid, u32 *ino);
 errcode_t stalefs_symlink(stalefs_fs *fs, u32 dir, const char *name, const char *target,
 			  u32 uid, u32 gid, u32 *ino);
 errcode_t stalefs_read_symlink(stalefs_fs *fs, u32 ino, char *buf, size_t bufsize);
+/* i_links_count += delta (a directory's parent gaining or losing a subdirectory), ctime (and
+ * mtime for a new link) now. */
+errcode_t stalefs_adjust_links(stalefs_fs *fs, u32 ino, int delta);
 /* Drop one link to ino (from a removed name); frees the inode and its blocks at zero. */
 errcode_t stalefs_drop_link(stalefs_fs *fs, u32 ino);
 /* Free every block of an inode and mark it deleted (dtime), clearing its bitmap bit (and its
@@ -299,6 +304,14 @@ struct stalefs_orphan_result {
  * EINVAL if it is not flagged ORPHAN.
  */
 errcode_t stalefs_orphan_finish(stalefs_fs *fs, u32 ino, struct stalefs_orphan_result *r);
+/* Flag an inode ORPHAN (its last link is gone while it is open; the group counts it) and write
+ * it; nothing to do when it is flagged already.  *inode is the caller's verified copy. */
+errcode_t stalefs_orphan_add(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode);
+/* Finish every orphan, as a mount does after recovery: fn (may be NULL) hears of each, with
+ * the error finishing it gave.  Returns the first error. */
+typedef void (*stalefs_orphan_fn)(stalefs_fs *fs, u32 ino, errcode_t err, const struct stalefs_orphan_result *r,
+				  void *priv);
+errcode_t stalefs_orphans_finish_all(stalefs_fs *fs, stalefs_orphan_fn fn, void *priv);
 
 /* ---- extent trees ---- */
 /* A file's whole mapping, as a sorted array (what the library edits). */
@@ -406,6 +419,13 @@ errcode_t stalefs_truncate(stalefs_fs *fs, u32 ino, u64 size);
 /* Allocate [lblk, lblk+count) as UNWRITTEN, or STALE with stale=true (holes and unwritten only). */
 errcode_t stalefs_fallocate(stalefs_fs *fs, u32 ino, u32 lblk, u32 count, bool stale);
 errcode_t stalefs_punch(stalefs_fs *fs, u32 ino, u32 lblk, u32 count);
+/* FALLOC_FL_ZERO_RANGE: bytes [off, off+len) read as zeros and stay allocated (whole blocks
+ * become UNWRITTEN, no longer STALE; holes among them are allocated UNWRITTEN; the parts of
+ * blocks at the ends are written with zeros).  The size is the caller's. */
+errcode_t stalefs_zero_range(stalefs_fs *fs, u32 ino, u64 off, u64 len);
+/* lseek(SEEK_DATA / SEEK_HOLE) from off (hole: SEEK_HOLE): data is a mapped block that is not
+ * UNWRITTEN, at block granularity; past the size, or no data after off: ENXIO. */
+errcode_t stalefs_seek_data(stalefs_fs *fs, u32 ino, u64 off, bool hole, u64 *result);
 /* bmap: physical block for lblk (0 for a hole) and its flags. */
 errcode_t stalefs_bmap(stalefs_fs *fs, u32 ino, u32 lblk, u64 *pblk, u16 *flags);
 
@@ -424,6 +444,9 @@ struct stalefs_dirent_info {
 typedef int (*stalefs_dir_iter_fn)(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *priv);
 #define STALEFS_DIR_ITER_EMPTY	0x1	/* also report unused slots (ino 0), with the name they still hold */
 errcode_t stalefs_dir_iterate(stalefs_fs *fs, u32 dir, int flags, stalefs_dir_iter_fn fn, void *priv);
+/* The same from directory block first_lblk on (readdir resuming where it stopped). */
+errcode_t stalefs_dir_iterate_from(stalefs_fs *fs, u32 dir, u32 first_lblk, int flags, stalefs_dir_iter_fn fn,
+				   void *priv);
 
 /*
  * The tolerant directory scan (dir_scan.c): every block the extent tree maps, read
@@ -453,6 +476,21 @@ int stalefs_dirblock_entries(stalefs_fs *fs, const void *block, u32 lblk, u64 pb
 errcode_t stalefs_lookup(stalefs_fs *fs, u32 dir, const char *name, size_t len, u32 *ino);
 errcode_t stalefs_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 file_type);
 errcode_t stalefs_unlink(stalefs_fs *fs, u32 dir, const char *name, u32 *ino);
+/* Point the entry name (".." too) at another inode, in place. */
+errcode_t stalefs_dir_set_entry(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 file_type);
+/*
+ * rename(2) for the library (rename.c): RENAME_NOREPLACE / RENAME_EXCHANGE flags as the
+ * kernel's (STALEFS_RENAME_*).  A replaced target loses a link (freed at none, or flagged
+ * ORPHAN with keep_orphans: the caller still holds it); a directory moved to another parent
+ * gets its ".." and both parents' link counts.  STALEFS_ERR_EXISTS (NOREPLACE),
+ * STALEFS_ERR_NOT_FOUND, STALEFS_ERR_NOT_DIR / STALEFS_ERR_IS_DIR (types differ),
+ * STALEFS_ERR_DIR_NOT_EMPTY, STALEFS_ERR_BAD_ARGUMENT (a directory into itself).
+ * *replaced: the inode that lost its name (0: none).
+ */
+#define STALEFS_RENAME_NOREPLACE	0x1
+#define STALEFS_RENAME_EXCHANGE		0x2
+errcode_t stalefs_rename(stalefs_fs *fs, u32 olddir, const char *oldname, u32 newdir, const char *newname,
+			 int flags, bool keep_orphans, u32 *replaced);
 /* Write an empty directory's first block with . and .. */
 errcode_t stalefs_dir_init(stalefs_fs *fs, u32 dir, struct stalefs_inode *inode, u32 parent);
 errcode_t stalefs_dir_is_empty(stalefs_fs *fs, u32 dir, bool *empty);
@@ -699,6 +737,13 @@ errcode_t stalefs_stale_census(stalefs_fs *fs, struct stalefs_stale_census *c);
  * not be read.  *c says what the census found either way.
  */
 errcode_t stalefs_stale_group_set(stalefs_fs *fs, u32 gid, struct stalefs_stale_census *c);
+/* S4 (docs/nohide-stale.md): the file's group is the permitted one and others have no
+ * permission.  A file flagged STALE that is not confined is not to be read by anyone. */
+bool stalefs_stale_confined(const stalefs_fs *fs, const struct stalefs_inode *inode);
+/* May a file flagged STALE take this owner, group or mode (NULL: unchanged)?  The kernel
+ * module's rule: the same owner, the same or the permitted group, nothing for others. */
+bool stalefs_stale_attr_allowed(const stalefs_fs *fs, const struct stalefs_inode *inode, const u32 *uid,
+				const u32 *gid, const u16 *mode);
 /* A new filesystem UUID; the checksum seed stays (FORMAT.md 2), the journal superblock's
  * UUID follows.  Refused while the journal needs recovery or its log is not empty. */
 errcode_t stalefs_set_uuid(stalefs_fs *fs, const u8 uuid[16]);
@@ -753,6 +798,11 @@ bool stalefs_device_is_mounted(const char *device);
  */
 bool stalefs_mount_point(const char *device, char *dir, size_t len, bool *read_only);
 u8 stalefs_ft_from_mode(u16 mode);
+/* A directory entry's file type as S_IF* type bits (0 for an unknown type). */
+u16 stalefs_ft_to_mode(u8 ft);
+/* i_rdev of device inodes: the kernel's new_encode_dev / new_decode_dev (FORMAT.md 5). */
+u32 stalefs_encode_dev(u32 major, u32 minor);
+void stalefs_decode_dev(u32 dev, u32 *major, u32 *minor);
 const char *stalefs_feature_name(int kind, u32 bit);	/* kind 0 compat, 1 ro_compat, 2 incompat */
 errcode_t stalefs_feature_parse(const char *name, int *kind, u32 *bit);
 /* Parse a size with K/M/G/T suffix (binary); *bytes. */

@@ -1,0 +1,26 @@
+# stalefs-fuse: the FUSE server (libfuse3's low-level API, libseccomp for its
+# sandbox).  Without libfuse3-dev and libseccomp-dev (`make deps`) `make`
+# builds everything else and says so; `make stalefs-fuse` and check-fuse fail.
+SFUSE_SRC := $(wildcard fuse/*.c)
+SFUSE := $(BUILD)/stalefs-fuse
+SFUSE_CFLAGS := $(shell pkg-config --cflags fuse3 libseccomp 2>/dev/null)
+SFUSE_LIBS := $(shell pkg-config --libs fuse3 libseccomp 2>/dev/null)
+SFUSE_HAVE := $(shell pkg-config --exists fuse3 libseccomp 2>/dev/null && echo yes)
+SFUSE_MISSING_MSG := stalefs-fuse: libfuse3-dev or libseccomp-dev is not installed (make deps)
+
+$(patsubst %.c,$(BUILD)/%.o,$(SFUSE_SRC)): CFLAGS += $(SFUSE_CFLAGS)
+$(patsubst %.c,$(BUILD)/%.o,$(SFUSE_SRC)): $(ERR_H)
+
+.PHONY: stalefs-fuse stalefs-fuse-if-libs
+all: stalefs-fuse-if-libs
+ifeq ($(SFUSE_HAVE),yes)
+PROGRAMS += $(SFUSE)
+stalefs-fuse stalefs-fuse-if-libs: $(SFUSE)
+$(SFUSE): $(patsubst %.c,$(BUILD)/%.o,$(SFUSE_SRC)) $(LIBSTALEFS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(SFUSE_LIBS) $(LDLIBS)
+else
+stalefs-fuse-if-libs:
+	@echo "$(SFUSE_MISSING_MSG); building the other tools"
+stalefs-fuse $(SFUSE):
+	@echo "$(SFUSE_MISSING_MSG)" >&2; exit 1
+endif
