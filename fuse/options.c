@@ -25,7 +25,8 @@ void sfuse_usage(FILE *f)
 		"                     a journal that needs recovery is replayed in memory\n"
 		"    norecovery       (with ro) show the image as it is, the journal not replayed\n"
 		"    commit=N         commit the journal at least every N seconds (default 5)\n"
-		"    nowriteback      no kernel writeback cache (writes reach the server at once)\n"
+		"    writeback        the kernel's writeback cache: faster small writes, but a full\n"
+		"                     disk shows at fsync or close, not at write(2)\n"
 		"    uid=N,gid=N      run as this user and group once the image is open and mounted\n"
 		"    nosandbox        no seccomp filter or Landlock ruleset\n"
 		"libfuse options: -f (foreground), -d (debug), -s (single-threaded), -o allow_other, ...\n"
@@ -207,7 +208,6 @@ int sfuse_parse_args(int argc, char **argv, struct fuse_args *args, struct sfuse
 	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 	struct fuse_args in = FUSE_ARGS_INIT(0, NULL);
 
-	o->writeback = true;
 	o->sandbox = true;
 	o->commit_secs = 5;
 	if (strcmp(base, "mount.fuse.stalefs") == 0) {

@@ -27,7 +27,7 @@ struct sfuse_opts {
 	char *mountpoint;
 	bool ro;			/* -o ro */
 	bool norecovery;		/* -o norecovery: a dirty journal is not replayed (ro only) */
-	bool writeback;			/* the kernel's writeback cache (rw; -o nowriteback turns it off) */
+	bool writeback;			/* -o writeback: the kernel's writeback cache (ENOSPC shows late) */
 	bool sandbox;			/* seccomp + Landlock after mounting (-o nosandbox turns it off) */
 	bool have_uid, have_gid;	/* -o uid=N / gid=N: run as this user after opening and mounting */
 	uid_t uid;

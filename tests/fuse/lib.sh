@@ -1,0 +1,85 @@
+# Helpers for the FUSE server tests (sourced by run-tests).  Each assertion
+# that fails prints FAIL with what it saw and ends the test.  The server runs
+# in the foreground in the background (-f), so a test knows when it has
+# finished writing: sfuse_umount waits for it and checks its exit status.
+
+fail() {
+	echo "FAIL: $*"
+	if [ -n "${SFUSE_LOG:-}" ] && [ -s "$SFUSE_LOG" ]; then
+		echo "--- server log:"; tail -20 "$SFUSE_LOG"
+	fi
+	exit 1
+}
+
+# A sanitizer report or a libfuse complaint in the server's log fails the test.
+check_server_log() {
+	if grep -qE 'runtime error|AddressSanitizer|LeakSanitizer|Segmentation|Aborted' "$1" 2>/dev/null; then
+		fail "sanitizer report or crash in $1"
+	fi
+}
+
+# sfuse_mount IMAGE MNT [SERVER-OPTIONS...]: mount and wait for it; SFUSE_PID is the server.
+sfuse_mount() {
+	local img=$1 mnt=$2 i
+	shift 2
+	mkdir -p "$mnt"
+	SFUSE_LOG=$PWD/sfuse-$(basename "$mnt").log
+	"${SFUSE_WRAP[@]}" "$SFUSE" -f "$@" "$img" "$mnt" >"$SFUSE_LOG" 2>&1 &
+	SFUSE_PID=$!
+	for i in $(seq 200); do
+		mountpoint -q "$mnt" && return 0
+		kill -0 "$SFUSE_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	wait "$SFUSE_PID" 2>/dev/null
+	fail "stalefs-fuse did not mount $img at $mnt"
+}
+
+# sfuse_mount_fails IMAGE MNT REGEX [OPTIONS...]: the server refuses, saying REGEX.
+sfuse_mount_fails() {
+	local img=$1 mnt=$2 re=$3 rc=0
+	shift 3
+	mkdir -p "$mnt"
+	"$SFUSE" -f "$@" "$img" "$mnt" >refused.log 2>&1 || rc=$?
+	mountpoint -q "$mnt" && { umount "$mnt"; fail "stalefs-fuse $* $img mounted; it should not"; }
+	[ "$rc" -ne 0 ] || fail "stalefs-fuse $* $img exited 0 without mounting"
+	grep -qE -- "$re" refused.log || { cat refused.log; fail "stalefs-fuse's refusal does not say /$re/"; }
+	check_server_log refused.log
+}
+
+# sfuse_umount MNT: unmount, wait for the server to write everything and exit 0.
+sfuse_umount() {
+	local rc=0
+	umount "$1" || fail "umount $1"
+	wait "$SFUSE_PID" || rc=$?
+	[ "$rc" -eq 0 ] || fail "stalefs-fuse exited $rc after umount"
+	check_server_log "$SFUSE_LOG"
+}
+
+# fsck_clean IMAGE: fsck.stalefs -fn finds nothing.
+fsck_clean() {
+	local rc=0
+	"$FSCK" -fn "$1" >fsck.out 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || { cat fsck.out; fail "fsck.stalefs -fn $1 exited $rc"; }
+}
+
+# mkimg IMAGE SIZE [MKFS-OPTIONS...]
+mkimg() {
+	local img=$1 size=$2
+	shift 2
+	"$MKFS" -q "$@" "$img" "$size" || fail "mkfs.stalefs $* $img $size"
+}
+
+# expect_errno CMD...: the probe prints an errno name; $ERRNO gets it.
+probe() {
+	ERRNO=$("$PROBE" "$@" 2>&1) || true
+}
+
+expect_eq() {
+	[ "$1" = "$2" ] || fail "${3:-value}: got '$1', expected '$2'"
+}
+
+# The image's bytes, to compare before and after.
+img_hash() {
+	sha256sum "$1" | cut -d' ' -f1
+}
