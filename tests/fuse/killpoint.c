@@ -7,9 +7,11 @@
  * /dev/fuse), so every N is a point between two of the image's writes or
  * flushes: inside a transaction's log, between its log and its commit
  * block, in the middle of a checkpoint, before the log is emptied.
- * KILLPOINT_COUNT=FILE instead counts them and writes the count to FILE at
- * each flush (the test's way to learn how many points a workload has); the
- * file is opened at the first write, before the server's sandbox closes.
+ * KILLPOINT_COUNT=FILE instead writes to FILE the number of each flush, one
+ * a line (the test's way to learn how many points a workload has, and where
+ * the commits are: a transaction's log, commit block, checkpoint and empty
+ * log follow its first flush); the file is opened at the first write, before
+ * the server's sandbox closes.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -43,9 +45,9 @@ static void point(int flush)
 	seen++;
 	if (at && seen >= at)
 		raise(SIGKILL);
-	/* A fixed-width number rewritten in place: write(2), no pwrite (that is us). */
-	if (count_fd >= 0 && flush && lseek(count_fd, 0, SEEK_SET) == 0)
-		dprintf(count_fd, "%20lu\n", seen);
+	/* write(2), not pwrite: that is us. */
+	if (count_fd >= 0 && flush)
+		dprintf(count_fd, "%lu\n", seen);
 }
 
 #define NEXT(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))

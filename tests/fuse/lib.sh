@@ -18,8 +18,9 @@ check_server_log() {
 	fi
 }
 
-# sfuse_mount IMAGE MNT [SERVER-OPTIONS...]: mount and wait for it; SFUSE_PID is the server.
-sfuse_mount() {
+# sfuse_try_mount IMAGE MNT [SERVER-OPTIONS...]: mount and wait for it (SFUSE_PID is the
+# server); status 1 when the server ended without mounting.
+sfuse_try_mount() {
 	local img=$1 mnt=$2 i
 	shift 2
 	mkdir -p "$mnt"
@@ -32,7 +33,11 @@ sfuse_mount() {
 		sleep 0.05
 	done
 	wait "$SFUSE_PID" 2>/dev/null
-	fail "stalefs-fuse did not mount $img at $mnt"
+	return 1
+}
+
+sfuse_mount() {
+	sfuse_try_mount "$@" || fail "stalefs-fuse did not mount $1 at $2"
 }
 
 # sfuse_mount_fails IMAGE MNT REGEX [OPTIONS...]: the server refuses, saying REGEX.

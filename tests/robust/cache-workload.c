@@ -24,7 +24,10 @@
  * Marks are numbered on from LAST_EVENT; the last one used is printed as
  * "last-event N".  DMNAME "-" means no dm-log-writes device (the FUSE
  * server's SIGKILL test, tests/fuse): marks are only numbered, and a
- * promise is one its event line was written for before the crash.  SEED moves the random offsets.  With STALE_GID (stalefs
+ * promise is one its event line was written for before the crash.  FUSE
+ * passes no syncfs(2) to its server, so there each syncfs is followed by an
+ * fsync of the mount's root, which stalefs-fuse makes a commit of
+ * everything (what syncfs means).  SEED moves the random offsets.  With STALE_GID (stalefs
  * mounted with nohide_stale_gid=STALE_GID) the mix workload also allocates
  * with NO_HIDE_STALE; without it that part is skipped, and said so.  Every
  * workload ends with work in flight (no promise); the caller unmounts.
@@ -310,6 +313,8 @@ static void syncfs_(void)
 {
 	if (syncfs(mnt) < 0)
 		die("syncfs %s", mnt_path);
+	if (dm_control < 0 && fsync(mnt) < 0)
+		die("fsync %s (for syncfs)", mnt_path);
 }
 
 static void mkd(const char *path)
