@@ -29,6 +29,20 @@ static bool forceable(errcode_t err)
 	       err != STALEFS_ERR_RO_UNSUPP_FEATURE && err != STALEFS_ERR_NO_MEMORY;
 }
 
+/* The root must be a directory that verifies: without it nothing can be reached. */
+static errcode_t check_root(struct sfuse *s)
+{
+	struct stalefs_inode root;
+	errcode_t err = stalefs_read_inode(s->fs, STALEFS_ROOT_INO, &root);
+
+	if (!err && (le16_to_cpu(root.i_mode) & STALEFS_S_IFMT) != STALEFS_S_IFDIR)
+		err = STALEFS_ERR_NOT_DIR;
+	if (err)
+		sfuse_log(LOG_ERR, "%s: the root directory (inode %u) cannot be used: %s", s->opts.image,
+			  STALEFS_ROOT_INO, error_message(err));
+	return err;
+}
+
 static errcode_t replay_in_memory(struct sfuse *s)
 {
 	struct stalefs_journal_recovery r;
@@ -66,7 +80,7 @@ static errcode_t open_ro(struct sfuse *s)
 		return err;
 	if ((le32_to_cpu(s->fs->sb.s_feature_incompat) & STALEFS_FEATURE_INCOMPAT_RECOVER) && !s->opts.norecovery)
 		err = replay_in_memory(s);
-	return err;
+	return err ? err : check_root(s);
 }
 
 static void orphan_done(stalefs_fs *fs, u32 ino, errcode_t err, const struct stalefs_orphan_result *r, void *priv)
@@ -111,6 +125,8 @@ static errcode_t open_rw(struct sfuse *s)
 				  r.transactions);
 	}
 	err = stalefs_orphans_finish_all(fs, orphan_done, NULL);
+	if (!err)
+		err = check_root(s);
 	if (err)
 		return err;
 	/* Mounted read-write: not clean until a clean unmount; the mount is counted. */

@@ -23,12 +23,12 @@ FUSE_TEST_DEPS := stalefs-fuse fuse-test-tools $(BIN)/mkfs.stalefs $(BIN)/fsck.s
 
 CHECK_TARGETS += check-fuse
 check-fuse:
-	$(MAKE) --no-print-directory SAN=0 $(FUSE_TEST_DEPS)
+	$(MAKE) --no-print-directory SAN=0 $(FUSE_TEST_DEPS) $(ROBUST_BASES)
 	$(MAKE) --no-print-directory SAN=1 stalefs-fuse
 	tests/fuse/run-tests $(BIN) $(SANBIN)
 
 SOAK_TARGETS += soak-fuse
 soak-fuse:
-	$(MAKE) --no-print-directory SAN=0 $(FUSE_TEST_DEPS)
+	$(MAKE) --no-print-directory SAN=0 $(FUSE_TEST_DEPS) $(ROBUST_BASES)
 	$(MAKE) --no-print-directory SAN=1 stalefs-fuse
 	FUSE_SOAK=1 tests/fuse/run-tests $(BIN) $(SANBIN)
