@@ -13,11 +13,16 @@ $(patsubst %.c,$(BUILD)/%.o,$(SFUSE_SRC)): $(ERR_H)
 
 .PHONY: stalefs-fuse stalefs-fuse-if-libs
 all: stalefs-fuse-if-libs
+# util-linux runs /sbin/mount.fuse.stalefs for `mount -t fuse.stalefs`: the same program,
+# which reads mount(8)'s arguments when called by that name.
+SFUSE_HELPER := $(BUILD)/mount.fuse.stalefs
 ifeq ($(SFUSE_HAVE),yes)
-PROGRAMS += $(SFUSE)
-stalefs-fuse stalefs-fuse-if-libs: $(SFUSE)
+PROGRAMS += $(SFUSE) $(SFUSE_HELPER)
+stalefs-fuse stalefs-fuse-if-libs: $(SFUSE) $(SFUSE_HELPER)
 $(SFUSE): $(patsubst %.c,$(BUILD)/%.o,$(SFUSE_SRC)) $(LIBSTALEFS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(SFUSE_LIBS) $(LDLIBS)
+$(SFUSE_HELPER): | $(SFUSE)
+	ln -sf stalefs-fuse $@
 else
 stalefs-fuse-if-libs:
 	@echo "$(SFUSE_MISSING_MSG); building the other tools"
