@@ -16,7 +16,13 @@ all: stalefs-fuse-if-libs
 # util-linux runs /sbin/mount.fuse.stalefs for `mount -t fuse.stalefs`: the same program,
 # which reads mount(8)'s arguments when called by that name.
 SFUSE_HELPER := $(BUILD)/mount.fuse.stalefs
+# Installed in BINDIR (users mount their own images with it, through fusermount3),
+# the helper beside mount's other helpers, relative when both are under PREFIX.
+SFUSE_HELPER_TARGET = $(if $(filter $(SBINDIR),$(MOUNT_HELPER_DIR)),../bin/stalefs-fuse,$(BINDIR)/stalefs-fuse)
 ifeq ($(SFUSE_HAVE),yes)
+INSTALL_FUSE = install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MOUNT_HELPER_DIR) && \
+	install -m 0755 $(SFUSE) $(DESTDIR)$(BINDIR)/ && \
+	ln -sf $(SFUSE_HELPER_TARGET) $(DESTDIR)$(MOUNT_HELPER_DIR)/mount.fuse.stalefs
 PROGRAMS += $(SFUSE) $(SFUSE_HELPER)
 stalefs-fuse stalefs-fuse-if-libs: $(SFUSE) $(SFUSE_HELPER)
 $(SFUSE): $(patsubst %.c,$(BUILD)/%.o,$(SFUSE_SRC)) $(LIBSTALEFS)
