@@ -155,6 +155,8 @@ errcode_t sfuse_open_image(struct sfuse *s)
 		return err;
 	}
 	s->xattr_ok = le32_to_cpu(s->fs->sb.s_feature_ro_compat) & STALEFS_FEATURE_RO_COMPAT_XATTR;
+	/* Every directory change goes through the library here: large directories can be indexed. */
+	stalefs_dir_index_enable(s->fs);
 	return 0;
 }
 

@@ -389,6 +389,7 @@ void stalefs_free(stalefs_fs *fs)
 	if (!fs)
 		return;
 	stalefs_txn_free(fs);
+	stalefs_dir_index_free(fs);
 	if (fs->groups) {
 		for (i = 0; i < fs->geom.groups_count; i++) {
 			free(fs->groups[i].block_bitmap);

@@ -120,6 +120,7 @@ typedef struct stalefs_fs {
 	errcode_t (*progress)(struct stalefs_fs *fs, const char *what, u64 done, u64 total);
 	void *priv;
 	struct stalefs_txn *txn;	/* the journaled write path, when started (txn.c) */
+	struct stalefs_dir_index *dir_index;	/* indexes of large directories, when enabled */
 } stalefs_fs;
 
 /* sb_block 0 opens the primary superblock; otherwise the backup at that block
@@ -474,6 +475,10 @@ int stalefs_dir_scan(stalefs_fs *fs, u32 dir, const struct stalefs_inode *inode,
 int stalefs_dirblock_entries(stalefs_fs *fs, const void *block, u32 lblk, u64 pblk,
 			     const struct stalefs_dir_scan_ops *ops, void *priv);
 errcode_t stalefs_lookup(stalefs_fs *fs, u32 dir, const char *name, size_t len, u32 *ino);
+/* Keep an in-memory index of each large directory used (dir_index.c): lookups and adds stop
+ * costing a read of every block.  For a long-lived user that makes all its directory changes
+ * through the library (stalefs-fuse); freed with the filesystem. */
+void stalefs_dir_index_enable(stalefs_fs *fs);
 errcode_t stalefs_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 file_type);
 errcode_t stalefs_unlink(stalefs_fs *fs, u32 dir, const char *name, u32 *ino);
 /* Point the entry name (".." too) at another inode, in place. */

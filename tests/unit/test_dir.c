@@ -578,6 +578,89 @@ START_TEST(scan_past_damage)
 }
 END_TEST
 
+/*
+ * The index of large directories (dir_index.c): a seeded run of creates, unlinks and renames in
+ * one directory with indexes on, checked against a model after each step by lookups of every
+ * name and of absent ones, and at the end by the linear listing (which never uses the index).
+ */
+#define DX_NAMES 1500
+
+static int count_entries_cb(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *priv)
+{
+	(void)fs;
+	(void)de;
+	(*(u32 *)priv)++;
+	return 0;
+}
+
+START_TEST(indexed_directory)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs(&s, 32ULL << 20, 1024);
+	static u32 model[DX_NAMES];	/* inode of name i, 0: absent */
+	u64 st = 99;
+	u32 dir, ino, i, step, listed = 0;
+	char name[64];
+
+	stalefs_dir_index_enable(fs);
+	ck_ok(stalefs_mkdir(fs, STALEFS_ROOT_INO, "big", 0755, 0, 0, &dir));
+	for (step = 0; step < 6000; step++) {
+		u32 k = (u32)(unit_rand(&st) % DX_NAMES), op = (u32)(unit_rand(&st) % 4);
+
+		/* names of many lengths: blocks fill unevenly */
+		snprintf(name, sizeof(name), "n%u-%.*s", k, (int)(k % 40), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN");
+		if (!model[k] && op < 3) {
+			ck_ok(stalefs_create(fs, dir, name, STALEFS_S_IFREG | 0644, 0, 0, &model[k]));
+		} else if (model[k] && op == 3) {
+			ck_ok(stalefs_unlink(fs, dir, name, &ino));
+			hot_assert(ino == model[k], "unlink of %s gave inode %u, not %u", name, ino, model[k]);
+			ck_ok(stalefs_drop_link(fs, ino));
+			model[k] = 0;
+		} else if (model[k]) {
+			/* rename to a fresh slot: the index moves the name */
+			u32 k2 = (u32)(unit_rand(&st) % DX_NAMES);
+			char to[64];
+
+			if (model[k2])
+				continue;
+			snprintf(to, sizeof(to), "n%u-%.*s", k2, (int)(k2 % 40), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN");
+			ck_ok(stalefs_rename(fs, dir, name, dir, to, 0, false, &ino));
+			model[k2] = model[k];
+			model[k] = 0;
+		}
+		if (step % 500 == 499)
+			for (i = 0; i < DX_NAMES; i++) {
+				errcode_t err;
+
+				snprintf(name, sizeof(name), "n%u-%.*s", i, (int)(i % 40), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN");
+				err = stalefs_lookup(fs, dir, name, strlen(name), &ino);
+				if (model[i])
+					hot_assert(!err && ino == model[i], "step %u: lookup %s: %s", step, name, error_message(err));
+				else
+					hot_assert(err == STALEFS_ERR_NOT_FOUND, "step %u: %s found though removed", step, name);
+			}
+	}
+	/* The linear listing agrees, and so does a reopened filesystem without indexes. */
+	for (i = 0; i < DX_NAMES; i++)
+		listed += model[i] != 0;
+	{
+		u32 n = 0;
+
+		ck_ok(stalefs_dir_iterate(fs, dir, 0, count_entries_cb, &n));
+		ck_assert_uint_eq(n, listed + 2);	/* and . and .. */
+	}
+	fs = scratch_reopen(&s);
+	for (i = 0; i < DX_NAMES; i++) {
+		snprintf(name, sizeof(name), "n%u-%.*s", i, (int)(i % 40), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN");
+		if (model[i]) {
+			ck_ok(stalefs_lookup(fs, dir, name, strlen(name), &ino));
+			ck_assert_uint_eq(ino, model[i]);
+		}
+	}
+	scratch_done(&s);
+}
+END_TEST
+
 Suite *dir_suite(void)
 {
 	Suite *s = suite_create("dir");
@@ -593,6 +676,7 @@ Suite *dir_suite(void)
 	tcase_add_test(tc, create_fails_cleanly);
 	tcase_add_test(tc, damaged_dir_block);
 	tcase_add_test(tc, scan_past_damage);
+	tcase_add_test(tc, indexed_directory);
 	suite_add_tcase(s, tc);
 	return s;
 }
