@@ -45,6 +45,16 @@ errcode_t sfuse_commit(struct sfuse *s)
 	return 0;
 }
 
+void sfuse_reply_commit(fuse_req_t req)
+{
+	errcode_t err;
+
+	pthread_mutex_lock(&S.lock);
+	err = sfuse_commit(&S);
+	pthread_mutex_unlock(&S.lock);
+	fuse_reply_err(req, err ? sfuse_errno(err) : 0);
+}
+
 void sfuse_changed(struct sfuse *s)
 {
 	u64 busy = stalefs_txn_busy_blocks(s->fs), free_blocks = le64_to_cpu(s->fs->sb.s_free_blocks_count);

@@ -146,17 +146,12 @@ void sfuse_write(fuse_req_t req, fuse_ino_t fino, const char *buf, size_t size, 
 
 void sfuse_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
-	errcode_t err;
-
 	(void)ino;
 	(void)datasync;
 	(void)fi;
-	pthread_mutex_lock(&S.lock);
 	/* The file's data went to the device as it was written; the commit flushes it first and
 	 * then makes every metadata change durable, this file's among them. */
-	err = sfuse_commit(&S);
-	pthread_mutex_unlock(&S.lock);
-	fuse_reply_err(req, err ? sfuse_errno(err) : 0);
+	sfuse_reply_commit(req);
 }
 
 /* i_size at least end (fallocate without KEEP_SIZE). */

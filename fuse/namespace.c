@@ -135,15 +135,10 @@ void sfuse_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 void sfuse_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
 {
-	errcode_t err;
-
 	(void)ino;
 	(void)datasync;
 	(void)fi;
-	pthread_mutex_lock(&S.lock);
-	err = sfuse_commit(&S);
-	pthread_mutex_unlock(&S.lock);
-	fuse_reply_err(req, err ? sfuse_errno(err) : 0);
+	sfuse_reply_commit(req);
 }
 
 /* Owner, group and mode of a new inode in dir, as the caller asks (before its ACL). */

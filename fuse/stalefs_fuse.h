@@ -98,6 +98,8 @@ errcode_t sfuse_close_image(struct sfuse *s);
 void sfuse_changed(struct sfuse *s);
 /* Commit now (fsync, a full transaction, ENOSPC with busy blocks).  Lock held. */
 errcode_t sfuse_commit(struct sfuse *s);
+/* fsync and fsyncdir: commit everything, reply with how it went. */
+void sfuse_reply_commit(fuse_req_t req);
 /* Is the filesystem writable now (not read-only, no failed commit)?  0 or the errno. */
 int sfuse_writable(const struct sfuse *s);
 void sfuse_committer_start(struct sfuse *s);

@@ -6,3 +6,5 @@
 BENCH_TARGETS += bench-fuse bench-fuse-vm
 bench-fuse: stalefs-fuse $(BUILD)/mkfs.stalefs
 	STALEFS_FUSE=$(abspath $(BUILD)/stalefs-fuse) STALEFS_MKFS=$(abspath $(BUILD)/mkfs.stalefs) bench/fuse/fuse.sh
+bench-fuse-vm: kernel stalefs-fuse $(BUILD)/mkfs.stalefs
+	bench/fuse/vm.sh

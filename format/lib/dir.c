@@ -251,6 +251,22 @@ errcode_t stalefs_lookup(stalefs_fs *fs, u32 dir, const char *name, size_t len, 
 	return err;
 }
 
+/* A name was added to (or removed from) block lblk, in c->buf: the index follows, and the
+ * directory's times. */
+static errcode_t dir_changed(struct dir_ctx *c, struct dx_dir *dx, const char *name, u32 len, u32 lblk,
+			     bool added)
+{
+	if (dx) {
+		if (added)
+			stalefs_dx_add(dx, name, len, lblk);
+		else
+			stalefs_dx_remove(dx, name, len, lblk);
+		stalefs_dx_set_room(dx, lblk, stalefs_dx_block_room(c->buf, c->fs->block_size));
+	}
+	stalefs_inode_set_times_now(&c->inode, false, true, true);
+	return stalefs_write_inode(c->fs, c->dir, &c->inode);
+}
+
 /* Try to place an entry in c->buf; true on success. */
 static bool place_entry(struct dir_ctx *c, const char *name, u32 len, u32 ino, u8 ft)
 {
@@ -337,14 +353,8 @@ append:
 placed:
 	fs->dir_hint_ino = dir;
 	fs->dir_hint_lblk = lblk;
-	if (!err && dx) {
-		stalefs_dx_add(dx, name, len, lblk);
-		stalefs_dx_set_room(dx, lblk, stalefs_dx_block_room(c.buf, fs->block_size));
-	}
-	if (!err) {
-		stalefs_inode_set_times_now(&c.inode, false, true, true);
-		err = stalefs_write_inode(fs, dir, &c.inode);
-	}
+	if (!err)
+		err = dir_changed(&c, dx, name, len, lblk, true);
 out:
 	dir_close(&c);
 	return err;
@@ -371,14 +381,8 @@ errcode_t stalefs_unlink(stalefs_fs *fs, u32 dir, const char *name, u32 *ret_ino
 		*ret_ino = le32_to_cpu(((const struct stalefs_dir_entry *)(c.buf + off))->inode);
 	stalefs_dirblock_remove(c.buf, off, prev);
 	err = dir_write_block(&c, pblk);
-	if (!err && dx) {
-		stalefs_dx_remove(dx, name, len, lblk);
-		stalefs_dx_set_room(dx, lblk, stalefs_dx_block_room(c.buf, fs->block_size));
-	}
-	if (!err) {
-		stalefs_inode_set_times_now(&c.inode, false, true, true);
-		err = stalefs_write_inode(fs, dir, &c.inode);
-	}
+	if (!err)
+		err = dir_changed(&c, dx, name, len, lblk, false);
 	if (fs->dir_hint_ino == dir && fs->dir_hint_lblk > lblk)
 		fs->dir_hint_lblk = lblk;
 out:

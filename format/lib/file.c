@@ -31,6 +31,18 @@ static errcode_t load(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, stru
 	return stalefs_extent_read(fs, ino, inode, l);
 }
 
+/* load(), for a regular file only (fallocate, zero range). */
+static errcode_t load_regular(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, struct stalefs_extent_list *l)
+{
+	errcode_t err = load(fs, ino, inode, l);
+
+	if (!err && (le16_to_cpu(inode->i_mode) & STALEFS_S_IFMT) != STALEFS_S_IFREG) {
+		stalefs_extent_list_free(l);
+		err = STALEFS_ERR_NOT_REGULAR;
+	}
+	return err;
+}
+
 static errcode_t store(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, struct stalefs_extent_list *l)
 {
 	errcode_t err = stalefs_extent_write(fs, ino, inode, l);
@@ -437,13 +449,9 @@ errcode_t stalefs_fallocate(stalefs_fs *fs, u32 ino, u32 lblk, u32 count, bool s
 		return STALEFS_ERR_FILE_TOO_BIG;
 	if (stale && le32_to_cpu(fs->sb.s_stale_gid) == STALEFS_STALE_GID_NONE)
 		return STALEFS_ERR_NO_STALE_GID;
-	err = load(fs, ino, &inode, &l);
+	err = load_regular(fs, ino, &inode, &l);
 	if (err)
 		return err;
-	if ((le16_to_cpu(inode.i_mode) & STALEFS_S_IFMT) != STALEFS_S_IFREG) {
-		stalefs_extent_list_free(&l);
-		return STALEFS_ERR_NOT_REGULAR;
-	}
 	/* Unwritten extents in the range become STALE too; written ones are left alone.
 	 * Walk by logical block: a converted extent may merge with its neighbour,
 	 * which shifts the indices of those after it. */
@@ -552,13 +560,9 @@ errcode_t stalefs_zero_range(stalefs_fs *fs, u32 ino, u64 off, u64 len)
 		return STALEFS_ERR_RO_FILSYS;
 	if (end < off || (end + bs - 1) / bs > STALEFS_MAX_FILE_BLOCKS)
 		return STALEFS_ERR_FILE_TOO_BIG;
-	err = load(fs, ino, &inode, &l);
+	err = load_regular(fs, ino, &inode, &l);
 	if (err)
 		return err;
-	if ((le16_to_cpu(inode.i_mode) & STALEFS_S_IFMT) != STALEFS_S_IFREG) {
-		stalefs_extent_list_free(&l);
-		return STALEFS_ERR_NOT_REGULAR;
-	}
 	/* Whole blocks read as zeros from now on: UNWRITTEN, and no longer STALE. */
 	if (last > first)
 		err = stalefs_extent_list_change_flags(&l, (u32)first, (u32)(last - first), STALEFS_EXT_STALE,
