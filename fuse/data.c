@@ -85,6 +85,59 @@ void sfuse_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fuse_reply_err(req, 0);
 }
 
+/* What a hole reads as, for spliced replies (a request is at most 1 MiB: max_read). */
+static char zeros[1u << 20];
+
+/*
+ * A read replied by splice: the data runs go from the image's descriptor to the kernel through
+ * a pipe, past our memory; holes from a zero buffer.  Under the lock: a run mapped now could be
+ * freed and reused by the next request.  False when it cannot be done this way (overlay mode,
+ * a map too fragmented): the caller copies.
+ */
+static bool read_spliced(fuse_req_t req, u32 ino, size_t size, u64 off)
+{
+	u32 max = (u32)(size / S.fs->block_size) + 2, n, i, k = 0;
+	struct stalefs_file_run *runs;
+	struct fuse_bufvec *bv;
+	u64 base;
+	int fd;
+
+	if (!S.splice || !stalefs_io_data_fd(S.fs->io, &fd, &base))
+		return false;
+	runs = malloc(max * sizeof(*runs));
+	bv = calloc(1, sizeof(*bv) + (max + size / sizeof(zeros) + 1) * sizeof(bv->buf[0]));
+	if (!runs || !bv || stalefs_file_map(S.fs, ino, off, size, runs, max, &n)) {
+		free(runs);
+		free(bv);
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		u64 left = runs[i].len;
+
+		while (left) {
+			struct fuse_buf *b = &bv->buf[k++];
+
+			b->size = runs[i].zero && left > sizeof(zeros) ? sizeof(zeros) : left;
+			if (runs[i].zero) {
+				b->mem = zeros;
+			} else {
+				b->flags = FUSE_BUF_IS_FD | FUSE_BUF_FD_SEEK;
+				b->fd = fd;
+				b->pos = (off_t)(base + runs[i].dev_off + (runs[i].len - left));
+			}
+			left -= b->size;
+		}
+	}
+	bv->count = k;
+	if (k)
+		fuse_reply_data(req, bv, FUSE_BUF_SPLICE_MOVE);
+	else
+		fuse_reply_buf(req, NULL, 0);
+	free(runs);
+	free(bv);
+	return true;
+}
+
 void sfuse_read(fuse_req_t req, fuse_ino_t fino, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	struct stalefs_inode inode;
@@ -103,6 +156,12 @@ void sfuse_read(fuse_req_t req, fuse_ino_t fino, size_t size, off_t off, struct 
 	err = stalefs_read_inode(S.fs, ino, &inode);
 	if (!err)
 		rc = stale_may_read(ino, &inode);
+	if (!err && !rc && (le16_to_cpu(inode.i_mode) & STALEFS_S_IFMT) == STALEFS_S_IFREG &&
+	    read_spliced(req, ino, size, (u64)off)) {
+		pthread_mutex_unlock(&S.lock);
+		free(buf);
+		return;
+	}
 	if (!err && !rc)
 		err = stalefs_file_read(S.fs, ino, (u64)off, buf, size, &got);
 	if (err) {

@@ -52,6 +52,7 @@ struct sfuse {
 	bool journaled;			/* the journaled write path is running */
 	bool xattr_ok;			/* RO_COMPAT_XATTR: attributes and ACLs */
 	bool acl;			/* the kernel enforces POSIX ACLs we keep (FUSE_CAP_POSIX_ACL) */
+	bool splice;			/* read replies spliced from the image (FUSE_CAP_SPLICE_WRITE) */
 	u64 dirty_since;		/* monotonic seconds of the oldest uncommitted change (0: none) */
 	struct sfuse_node **nodes;	/* hash by inode number */
 	u32 nbuckets;

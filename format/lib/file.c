@@ -627,3 +627,51 @@ errcode_t stalefs_seek_data(stalefs_fs *fs, u32 ino, u64 off, bool hole, u64 *re
 	stalefs_extent_list_free(&l);
 	return err;
 }
+
+errcode_t stalefs_file_map(stalefs_fs *fs, u32 ino, u64 off, size_t len, struct stalefs_file_run *runs, u32 max,
+			   u32 *n)
+{
+	struct stalefs_inode inode;
+	struct stalefs_extent_list l;
+	u32 bs = fs->block_size;
+	u64 size, end;
+	errcode_t err = load(fs, ino, &inode, &l);
+
+	*n = 0;
+	if (err)
+		return err;
+	size = le64_to_cpu(inode.i_size);
+	end = off + len < size ? off + len : size;
+	while (off < end) {
+		u32 lblk = (u32)(off / bs), in = (u32)(off % bs), idx;
+		bool data = stalefs_extent_list_find(&l, lblk, &idx) && !(l.ext[idx].flags & STALEFS_EXT_UNWRITTEN);
+		u64 stop, dev = 0;
+		struct stalefs_file_run *r;
+
+		/* To the end of this extent (data) or of this hole or UNWRITTEN extent (zeros). */
+		if (stalefs_extent_list_find(&l, lblk, &idx))
+			stop = (u64)(l.ext[idx].lblk + l.ext[idx].len) * bs;
+		else
+			stop = idx < l.count ? (u64)l.ext[idx].lblk * bs : end;
+		if (stop > end)
+			stop = end;
+		if (data)
+			dev = (l.ext[idx].pblk + (lblk - l.ext[idx].lblk)) * bs + in;
+		r = *n ? &runs[*n - 1] : NULL;
+		if (r && r->zero == !data && (!data || r->dev_off + r->len == dev)) {
+			r->len += stop - off;
+		} else {
+			if (*n == max) {
+				err = STALEFS_ERR_BAD_ARGUMENT;
+				break;
+			}
+			r = &runs[(*n)++];
+			r->zero = !data;
+			r->dev_off = dev;
+			r->len = stop - off;
+		}
+		off = stop;
+	}
+	stalefs_extent_list_free(&l);
+	return err;
+}

@@ -738,3 +738,12 @@ errcode_t stalefs_io_sync(struct stalefs_io *io)
 	io->unsynced = false;
 	return 0;
 }
+
+bool stalefs_io_data_fd(const struct stalefs_io *io, int *fd, u64 *base)
+{
+	if (io->ov)
+		return false;
+	*fd = io->fd;
+	*base = io->base;
+	return true;
+}

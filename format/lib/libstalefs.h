@@ -76,6 +76,9 @@ errcode_t stalefs_io_read_uncached(struct stalefs_io *io, u64 block, u32 count, 
  */
 errcode_t stalefs_io_set_overlay(struct stalefs_io *io);
 bool stalefs_io_is_overlay(const struct stalefs_io *io);
+/* The descriptor a reader may read file data from itself, and the byte offset of the region in
+ * it (IMAGE?offset=N): false in overlay mode, where reads must be patched with the overlay. */
+bool stalefs_io_data_fd(const struct stalefs_io *io, int *fd, u64 *base);
 
 /* ---- an open filesystem ---- */
 #define STALEFS_OPEN_RW			0x0001	/* open for writing */
@@ -409,6 +412,19 @@ const char *stalefs_xnode_problem(const struct stalefs_xnode *n);
 
 /* ---- file data ---- */
 errcode_t stalefs_file_read(stalefs_fs *fs, u32 ino, u64 off, void *buf, size_t len, size_t *got);
+/*
+ * Where bytes [off, off + len) of a regular file are (clipped at its size): runs of data at byte
+ * dev_off of the device (the I/O layer's offsets: within the region), or of zeros (holes and
+ * UNWRITTEN extents; a STALE extent is data).  At most max runs; more is STALEFS_ERR_BAD_ARGUMENT.
+ * For a reader that moves the data itself (stalefs-fuse splices it to the kernel).
+ */
+struct stalefs_file_run {
+	u64 len;
+	bool zero;
+	u64 dev_off;
+};
+errcode_t stalefs_file_map(stalefs_fs *fs, u32 ino, u64 off, size_t len, struct stalefs_file_run *runs, u32 max,
+			   u32 *n);
 /* Write data, allocating blocks; holes stay holes where buf is NULL. */
 errcode_t stalefs_file_write(stalefs_fs *fs, u32 ino, u64 off, const void *buf, size_t len);
 /*
