@@ -98,3 +98,34 @@ test_privileges_and_sandbox() {
 	is_mounted n && { umount n; fail "the refused server left a mount"; }
 	grep -q "cannot become uid 0" drop.out || { cat drop.out; fail "the refusal does not say why"; }
 }
+
+# libfuse's own options behave as users expect: -s (one thread serving: the
+# process has it and the commit thread), -d (every request printed), -f (every
+# test here), -o ro and allow_other (t-ro.sh, t-ops.sh), -h and -V.
+test_libfuse_options() {
+	local threads
+	mkimg img 64M
+	sfuse_mount img m -s
+	mkdir m/d && cp "$FSX" m/d/x && cmp "$FSX" m/d/x || fail "a copy through a single-threaded server"
+	threads=$(awk '/^Threads:/ {print $2}' /proc/"$SFUSE_PID"/status)
+	[ "$threads" -le 2 ] || fail "-s: the server has $threads threads"
+	sfuse_umount m
+	sfuse_mount img m -d
+	ls m/d >/dev/null
+	sfuse_umount m
+	grep -q "opcode: LOOKUP" "$SFUSE_LOG" || fail "-d printed no requests"
+	"$SFUSE" -h >help.out 2>&1 || fail "stalefs-fuse -h exited non-zero"
+	grep -q "norecovery" help.out && grep -q "allow_other" help.out || fail "-h does not list both kinds of options"
+	"$SFUSE" -V | grep -q "libfuse" || fail "-V does not name libfuse's version"
+	# usage errors: exit 1, a message, nothing mounted
+	"$SFUSE" img >usage.out 2>&1 && fail "no mount point: exit 0"
+	grep -q "no mount point" usage.out || fail "no mount point: $(cat usage.out)"
+	"$SFUSE" -o commit=0 img m >usage.out 2>&1 && fail "commit=0 accepted"
+	grep -q "bad -o commit=0" usage.out || fail "commit=0: $(cat usage.out)"
+	"$SFUSE" -o uid=abc img m >usage.out 2>&1 && fail "uid=abc accepted"
+	grep -q "numeric id" usage.out || fail "uid=abc: $(cat usage.out)"
+	"$SFUSE" nonexistent.img m >usage.out 2>&1 && fail "a missing image: exit 0"
+	grep -q "No such file or directory while opening nonexistent.img" usage.out || fail "missing image: $(cat usage.out)"
+	is_mounted m && fail "something was mounted"
+	true
+}
