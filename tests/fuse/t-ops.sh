@@ -245,6 +245,13 @@ test_region_of_a_disk_image() {
 	# mounted: the tools refuse to write it
 	"$FSCK" -fy 'disk.img?offset=8M&size=64M' >out 2>&1 && fail "fsck -fy of a mounted region"
 	grep -q "is mounted" out || fail "fsck of a mounted region: $(cat out)"
+	"$MKFS" -q 'disk.img?offset=8M' >out 2>&1 && fail "mkfs of a mounted region"
+	grep -q "is mounted" out || fail "mkfs of a mounted region: $(cat out)"
+	"$(dirname "$MKFS")/tunefs.stalefs" -L x 'disk.img?offset=8M&size=64M' >out 2>&1 && fail "tunefs of a mounted region"
+	grep -q "not by the kernel module here" out || fail "tunefs of a mounted region: $(cat out)"
+	mkdir m2
+	"$SFUSE" -f 'disk.img?offset=8M&size=64M' m2 >out 2>&1 && fail "a second server on a mounted region"
+	grep -q "is mounted" out || fail "a second server: $(cat out)"
 	sfuse_umount m
 	fsck_clean 'disk.img?offset=8M&size=64M'
 	expect_eq "$(head -c 8M disk.img | tr -d '\0' | wc -c)" 0 "bytes before the region"
