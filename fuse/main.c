@@ -57,8 +57,10 @@ void sfuse_destroy(void *userdata)
 	pthread_mutex_lock(&s->lock);
 	err = sfuse_close_image(s);
 	pthread_mutex_unlock(&s->lock);
-	if (err)
+	if (err) {
 		sfuse_log(LOG_ERR, "%s: %s while unmounting", s->opts.image, error_message(err));
+		s->close_failed = true;
+	}
 }
 
 static const struct fuse_lowlevel_ops ops = {
@@ -240,6 +242,8 @@ out_close:
 		com_err(program_name, err, "while closing %s", S.opts.image);
 		rc = 1;
 	}
+	if (S.close_failed)
+		rc = 1;
 	free(copts.mountpoint);
 	fuse_opt_free_args(&args);
 	return rc;

@@ -64,6 +64,7 @@ struct sfuse {
 	bool use_syslog;		/* detached: messages go to syslog */
 	bool aborted;			/* a commit failed: read-only from now on */
 	bool closed;			/* the image is closed (destroy ran) */
+	bool close_failed;		/* ... and closing it failed (exit status 1) */
 };
 
 extern struct sfuse S;
