@@ -87,7 +87,7 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # ---- install: tools where mkfs -t / fsck -t find them, man pages, the public header ----
-INSTALL_PROGRAMS = $(filter $(BUILD)/mkfs.stalefs $(BUILD)/fsck.stalefs $(BUILD)/debugfs.stalefs $(BUILD)/tunefs.stalefs $(BUILD)/stalefs-falloc,$(PROGRAMS))
+INSTALL_PROGRAMS = $(filter $(BUILD)/mkfs.stalefs $(BUILD)/fsck.stalefs $(BUILD)/debugfs.stalefs $(BUILD)/tunefs.stalefs $(BUILD)/stalefs-falloc $(BUILD)/stalefs-timeline,$(PROGRAMS))
 MAN8 = $(wildcard mkfs/*.8 fsck/*.8 debugfs/*.8 tunefs/*.8 tools/*.8)
 # install-tools is the userspace half alone (no kernel headers needed): the
 # Debian package build (make deb) uses it.

@@ -76,7 +76,6 @@ errcode_t dbg_flush(void);
 
 /* ---- small formatting helpers ---- */
 const char *dbg_mode_type(u16 mode);	/* "regular", "directory", ... */
-void dbg_mode_string(u16 mode, char out[11]);	/* "-rw-r--r--" */
 const char *dbg_ext_flags(u16 flags);	/* "", "UNWRITTEN", "STALE", "UNWRITTEN|STALE", ... */
 void dbg_time_string(s64 t, char *out, size_t len);
 /* The full path of an inode, by looking up ".." upwards (best effort). */

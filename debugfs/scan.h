@@ -16,7 +16,8 @@ int dbg_inode_scan(dbg_inode_fn fn, void *priv);
 typedef int (*dbg_tree_fn)(u32 ino, u8 file_type, const char *path, void *priv);
 int dbg_tree_walk(const char *cmd, u32 top, const char *top_path, dbg_tree_fn fn, void *priv);
 
-/* The entries of one directory (unused slots too with empty), block by block:
+/* The entries of one directory (with empty: unused slots too, and removed entries marked
+ * deleted), block by block:
  * damaged blocks are reported on stderr as cmd and the walk goes on with what
  * can be parsed.  Returns the number of problems reported, or <0 when the
  * callback failed (a callback returning >0 stops the walk early). */

@@ -121,7 +121,7 @@ DBG_CMD(do_lsstale)
 		const struct stale_inode *s = &c.v[i];
 		char m[11];
 
-		dbg_mode_string(s->mode, m);
+		stalefs_mode_string(s->mode, m);
 		printf("%8u %6u %6u %-10s %8llu %-10s %s%s\n", s->ino, s->uid, s->gid, m,
 		       (unsigned long long)s->stale_blocks, dbg_confined(s->gid, s->mode) ? "yes" : "NO",
 		       s->path ? s->path : "<unlinked>",

@@ -93,6 +93,12 @@ typedef struct stalefs_fs {
 /* sb_block 0 opens the primary superblock; otherwise the backup at that block
  * (block_size 0: try each supported size), as e2fsck -b / -B. */
 errcode_t stalefs_open(const char *name, int flags, u64 sb_block, u32 block_size, stalefs_fs **ret);
+/* As an inspector opens evidence: a superblock or descriptor that fails verification is
+ * opened anyway (STALEFS_OPEN_FORCE), bitmaps that fail without them (NO_BITMAPS), each
+ * fallback said through warn; only what cannot be understood (no stalefs magic, unknown
+ * incompatible features, an errno) is refused. */
+errcode_t stalefs_open_tolerant(const char *name, int flags, u64 sb_block, u32 block_size, stalefs_fs **ret,
+				void (*warn)(void *priv, const char *what), void *priv);
 errcode_t stalefs_flush(stalefs_fs *fs);	/* write back everything dirty */
 errcode_t stalefs_close(stalefs_fs *fs);	/* flush (if writable) and free */
 void stalefs_free(stalefs_fs *fs);		/* free without writing */
@@ -350,10 +356,17 @@ struct stalefs_dirent_info {
 	u64 pblk;
 	u32 offset;		/* byte offset in the block */
 	u32 rec_len;
+	/* STALEFS_DIR_ITER_DELETED: a removed entry (an unused slot that still holds a name, or
+	 * one found in the space a removal gave to the entry before it); ino is what it held */
+	bool deleted;
 };
 /* Callback returns 0 to go on, 1 to stop (success), <0 to abort with that errno. */
 typedef int (*stalefs_dir_iter_fn)(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *priv);
 #define STALEFS_DIR_ITER_EMPTY	0x1	/* also report unused slots (ino 0), with the name they still hold */
+/* Also report removed entries, as fls and e2fsprogs' ls -d find them: unused slots that still
+ * hold a name, and the entries left in the unused tail of an entry's rec_len (a removal adds
+ * the removed entry's rec_len to the entry before it, FORMAT.md 8), marked deleted. */
+#define STALEFS_DIR_ITER_DELETED	0x2
 errcode_t stalefs_dir_iterate(stalefs_fs *fs, u32 dir, int flags, stalefs_dir_iter_fn fn, void *priv);
 
 /*
@@ -672,6 +685,71 @@ void stalefs_journal_info(stalefs_fs *fs, struct stalefs_journal_info *ji);
 void stalefs_time_string(s64 t, char *out, size_t len);
 /* Every superblock field and the journal's state, one "Name:  value" line each. */
 void stalefs_print_super(FILE *f, stalefs_fs *fs);
+
+/* ---- content hashes (hash.c): MD5 and SHA-256, for timelines and case files ---- */
+#define STALEFS_HASH_MD5	1
+#define STALEFS_HASH_SHA256	2
+#define STALEFS_HASH_MAX_SIZE	32
+struct stalefs_hash {
+	int kind;
+	u32 state[8];
+	u8 buf[64];
+	u32 fill;
+	u64 bytes;
+};
+int stalefs_hash_kind(const char *name);	/* "md5", "sha256"; -1 for anything else */
+const char *stalefs_hash_name(int kind);
+u32 stalefs_hash_size(int kind);		/* digest bytes: 16, 32 */
+void stalefs_hash_init(struct stalefs_hash *h, int kind);
+void stalefs_hash_update(struct stalefs_hash *h, const void *data, size_t len);
+void stalefs_hash_final(struct stalefs_hash *h, u8 *out);
+void stalefs_hash_hex(const u8 *digest, u32 size, char *out);	/* out: 2 * size + 1 bytes */
+/* A file's content as reading it returns it (holes and UNWRITTEN extents as zeros). */
+errcode_t stalefs_file_hash(stalefs_fs *fs, u32 ino, int kind, u8 *digest);
+
+/* ---- timelines (timeline.c): The Sleuth Kit's bodyfile (3.x), as fls -m writes it ---- */
+/* One line: MD5|name|inode|mode_as_string|UID|GID|size|atime|mtime|ctime|crtime. */
+struct stalefs_body_entry {
+	const char *path;	/* from the root, starting with '/' (the prefix goes before it) */
+	const char *link;	/* a symlink's target, or NULL: " -> target" after the name */
+	u32 ino;
+	u8 name_type;		/* STALEFS_FT_* of the directory entry; STALEFS_FT_UNKNOWN: none */
+	bool name_deleted;	/* " (deleted)", or " (deleted-realloc)" when the inode is in use */
+	bool meta_in_use;
+	const struct stalefs_inode *inode;	/* NULL: no inode to show ("-/----------", zeros) */
+	const char *hash;	/* hex digest, or NULL: "0" */
+	bool virtual_dir;	/* TSK's $OrphanFiles: "V/V---------" and no times (inode NULL) */
+};
+/* The line for e.  In names, control characters become '^' (as fls prints them), and '|' and
+ * '%' become %7C and %25, which mactime decodes (fls would split the line there). */
+void stalefs_body_print(FILE *f, const char *prefix, const struct stalefs_body_entry *e);
+/* "-rw-r--r--" as ls -l (TSK's mode string, with its type letter: 'r' for regular files). */
+void stalefs_mode_string(u16 mode, char out[11]);
+struct stalefs_timeline_opts {
+	const char *prefix;	/* before every path (fls -m's mount point; trailing '/' dropped) */
+	int hash;		/* 0, or STALEFS_HASH_*: the content of regular files in use */
+	bool allocated_only;	/* names in use only (fls -u) */
+	bool deleted_only;	/* deleted names and inodes only (fls -d) */
+	/* What could not be read (a block of a directory in use, an inode), in words; the
+	 * walk goes on.  NULL: not said. */
+	void (*problem)(void *priv, const char *what);
+	void *priv;
+};
+struct stalefs_timeline_stats {
+	u64 entries;		/* lines written */
+	u64 deleted;		/* of them, deleted names and orphan inodes */
+	u64 orphans;		/* inodes no name refers to, under $OrphanFiles */
+	u64 problems;		/* what could not be read */
+};
+/*
+ * Every name from the root down (the root itself as "/"), removed names included
+ * (STALEFS_DIR_ITER_DELETED) with the inode they still name, and every inode in use or
+ * deleted that no name refers to, as /$OrphanFiles/OrphanFile-N (TSK's virtual directory,
+ * numbered inodes_count + 1).  A removed directory that is not in use again is walked too;
+ * what it holds is deleted with it.
+ */
+errcode_t stalefs_timeline(stalefs_fs *fs, const struct stalefs_timeline_opts *o, FILE *out,
+			   struct stalefs_timeline_stats *st);
 
 /* ---- small helpers ---- */
 /* The device, or a loop device backed by this image file, is mounted (per /proc/mounts). */

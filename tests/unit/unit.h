@@ -82,5 +82,7 @@ Suite *overlay_suite(void);
 Suite *emap_suite(void);
 Suite *orphan_suite(void);
 Suite *tune_suite(void);
+Suite *hash_suite(void);
+Suite *timeline_suite(void);
 
 #endif
