@@ -107,6 +107,28 @@ void dbg_stat_xattrs_json(u32 ino, const struct stalefs_inode *inode);
 /* ---- the journal (journal.c): drop an open journal and its pending transaction (at close) ---- */
 void dbg_journal_forget(void);
 
+/* ---- the journal as history (jhistory.c) and recovery from it (jrecover.c) ---- */
+/* The journal opened (even with a damaged superblock) and read whole; false: reported. */
+bool dbg_jhistory_open(const char *cmd, struct stalefs_journal **j, struct stalefs_jhistory *h);
+void dbg_jhistory_close(struct stalefs_journal *j, struct stalefs_jhistory *h);
+/* What a journaled copy is, in words. */
+void dbg_copy_what(const struct stalefs_jblock *b, char *out, size_t len);
+/* An old copy's extent map, and how many of its blocks are in use now. */
+struct dbg_map_state {
+	errcode_t err;
+	struct stalefs_extent_list map;
+	struct stalefs_jmap_nodes nodes;
+	u64 blocks, in_use;
+	bool known;		/* bitmaps loaded: in_use means something */
+};
+void dbg_map_load(struct stalefs_journal *j, const struct stalefs_jhistory *h, u32 ino,
+		  const struct stalefs_jinode_copy *c, struct dbg_map_state *ms);
+void dbg_map_free(struct dbg_map_state *ms);
+void dbg_map_print(const struct dbg_map_state *ms, const char *indent);
+void dbg_copy_json(const char *sep, const struct stalefs_jinode_copy *c, const struct dbg_map_state *ms);
+/* undel -j: the deleted inode back from a journaled copy (needs -w and bitmaps). */
+void dbg_undel_journal(const char *cmd, u32 ino, const char *name, bool have_seq, u32 seq);
+
 /* ---- metadump restore, shared with main's --restore-metadump ---- */
 errcode_t dbg_metadump_restore(const char *dump, const char *image);
 

@@ -6,6 +6,7 @@
  *   -H md5|sha256   hash the content of regular files in use (first column)
  *   -m mount_point  before every path (fls -m's argument), default none
  *   -d / -u         deleted names and inodes only / names in use only
+ *   -j              removed directories through the journal's copies of their blocks
  *
  * The bodyfile goes to standard output, or to output_file with a count on
  * standard output.  What cannot be read is named on standard error and the
@@ -15,7 +16,7 @@
 #include <getopt.h>
 #include "debugfs.h"
 
-#define TIMELINE_USAGE "[-H md5|sha256] [-m mount_point] [-d|-u] [output_file]"
+#define TIMELINE_USAGE "[-H md5|sha256] [-m mount_point] [-d|-u] [-j] [output_file]"
 
 static void say_problem(void *priv, const char *what)
 {
@@ -33,7 +34,7 @@ DBG_CMD(do_timeline)
 
 	(void)sci_idx; (void)info;
 	optind = 0;
-	while ((c = getopt(argc, (char *const *)argv, "H:m:du")) != -1) {
+	while ((c = getopt(argc, (char *const *)argv, "H:m:duj")) != -1) {
 		switch (c) {
 		case 'H':
 			o.hash = stalefs_hash_kind(optarg);
@@ -45,6 +46,7 @@ DBG_CMD(do_timeline)
 		case 'm': o.prefix = optarg; break;
 		case 'd': o.deleted_only = true; break;
 		case 'u': o.allocated_only = true; break;
+		case 'j': o.journal = true; break;
 		default:
 			dbg_usage(argv[0], TIMELINE_USAGE);
 			return;

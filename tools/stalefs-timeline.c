@@ -18,7 +18,7 @@ static const char *prog = "stalefs-timeline";
 
 static void usage(void)
 {
-	fprintf(stderr, "Usage: %s [-H md5|sha256] [-m mount_point] [-d|-u] [-o output] [-V] image\n", prog);
+	fprintf(stderr, "Usage: %s [-H md5|sha256] [-m mount_point] [-d|-u] [-j] [-o output] [-V] image\n", prog);
 	exit(16);
 }
 
@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 	int c;
 
 	add_error_table(&et_slfs_error_table);
-	while ((c = getopt(argc, argv, "H:m:duo:V")) != -1) {
+	while ((c = getopt(argc, argv, "H:m:dujo:V")) != -1) {
 		switch (c) {
 		case 'H':
 			o.hash = stalefs_hash_kind(optarg);
@@ -50,6 +50,7 @@ int main(int argc, char **argv)
 		case 'm': o.prefix = optarg; break;
 		case 'd': o.deleted_only = true; break;
 		case 'u': o.allocated_only = true; break;
+		case 'j': o.journal = true; break;
 		case 'o': output = optarg; break;
 		case 'V':
 			printf("%s 1.0 (stalefs format revision 1)\n", prog);

@@ -602,6 +602,82 @@ struct stalefs_jwalk_entry {
 typedef int (*stalefs_jwalk_fn)(const struct stalefs_jwalk_entry *e, void *priv);
 errcode_t stalefs_journal_walk(struct stalefs_journal *j, int flags, stalefs_jwalk_fn fn, void *priv);
 
+/*
+ * The journal as history (journal_history.c): every journal block and what it holds,
+ * the live log (what recovery would replay) and every older block the ring has not
+ * overwritten, found by reading the whole journal (jls, jcat, jinode, undel -j).
+ */
+enum stalefs_jblock_type {
+	STALEFS_JB_UNUSED = 0,	/* nothing the log recognises: zeros, or pieces written over */
+	STALEFS_JB_SUPER,	/* journal block 0 */
+	STALEFS_JB_DESCRIPTOR,
+	STALEFS_JB_COMMIT,
+	STALEFS_JB_REVOKE,
+	STALEFS_JB_COPY,	/* a copy of a filesystem block, as its transaction logged it */
+	STALEFS_JB_OTHER,	/* the jbd2 magic with a block type stalefs never writes */
+};
+const char *stalefs_jblock_type_name(int type);
+struct stalefs_jblock {
+	u8 type;		/* STALEFS_JB_* */
+	bool live;		/* in the log from s_start that recovery would replay */
+	bool committed;		/* its transaction's commit block is in the journal, checksum good */
+	bool csum_ok;		/* its own checksum; a copy: its tag's */
+	bool revoked;		/* COPY: a revoke record of the same or a later transaction names its block */
+	u32 sequence;		/* its transaction */
+	u32 flags;		/* COPY: its tag's flags (ESCAPE, ...) */
+	u32 count;		/* DESCRIPTOR: tags; REVOKE: records */
+	u64 fs_block;		/* COPY: the filesystem block it is a copy of */
+	u64 commit_sec;		/* the commit time of its transaction (when committed) */
+	u32 commit_nsec;
+	int kind;		/* COPY: stalefs_block_classify of the copy */
+	u32 group, owner;	/* COPY: the group of group metadata; the inode an extent/dir/xattr block names */
+};
+struct stalefs_jhistory {
+	struct stalefs_jblock *b;	/* maxlen entries, by journal block number */
+	u32 maxlen;
+	u64 copies;			/* blocks that are copies */
+	u32 transactions;		/* distinct transactions with a commit block */
+	bool have_range;
+	u32 oldest, newest;		/* of those */
+};
+errcode_t stalefs_jhistory_build(struct stalefs_journal *j, struct stalefs_jhistory *h);
+void stalefs_jhistory_free(struct stalefs_jhistory *h);
+/* Journal block n; a copy as its transaction would write it (an escaped magic put back). */
+errcode_t stalefs_jhistory_read_copy(struct stalefs_journal *j, const struct stalefs_jhistory *h, u32 n, void *buf);
+/* One inode as each journaled copy of its inode table block holds it. */
+struct stalefs_jinode_copy {
+	u32 log_block, sequence;
+	bool live, committed;
+	bool block_csum_ok;	/* the copy's tag checksum */
+	int rule;		/* the inode's checksum and verifier verdict in that copy (0: good) */
+	u64 commit_sec;
+	u32 commit_nsec;
+	struct stalefs_inode inode;
+};
+/* Every copy of ino, newest transaction first; *ret is freed by the caller. */
+errcode_t stalefs_jhistory_inode(struct stalefs_journal *j, const struct stalefs_jhistory *h, u32 ino,
+				 struct stalefs_jinode_copy **ret, size_t *count);
+/* The index nodes an old extent map was read through, and where each came from. */
+#define STALEFS_JMAP_FROM_JOURNAL	1	/* a journaled copy no newer than the inode's */
+#define STALEFS_JMAP_FROM_DISK		2	/* the disk, where the block still is that inode's node */
+struct stalefs_jmap_node {
+	u64 block;
+	int from;
+	u32 log_block;		/* FROM_JOURNAL: the journal block holding the copy used */
+};
+struct stalefs_jmap_nodes {
+	struct stalefs_jmap_node *v;	/* freed by the caller */
+	size_t n;
+	u64 bad;			/* the node that could not be found, on STALEFS_ERR_EXTENT_CORRUPT */
+};
+/* The extent map copy c of ino held: its root, then each index node from the newest
+ * journaled copy no newer than c's transaction that is ino's node (owner and generation,
+ * checksum, rules), else from the disk if the block there still is.  Neither:
+ * STALEFS_ERR_EXTENT_CORRUPT with nodes->bad.  Free map with stalefs_extent_list_free. */
+errcode_t stalefs_jhistory_extent_map(struct stalefs_journal *j, const struct stalefs_jhistory *h, u32 ino,
+				      const struct stalefs_jinode_copy *c, struct stalefs_extent_list *map,
+				      struct stalefs_jmap_nodes *nodes);
+
 /* Writing transactions (debugfs journal_write, tests), as jbd2's commit writes them. */
 struct stalefs_jtrans;
 errcode_t stalefs_jtrans_begin(struct stalefs_journal *j, struct stalefs_jtrans **ret);
@@ -686,6 +762,33 @@ void stalefs_time_string(s64 t, char *out, size_t len);
 /* Every superblock field and the journal's state, one "Name:  value" line each. */
 void stalefs_print_super(FILE *f, stalefs_fs *fs);
 
+/* ---- what a block is (block_kind.c) ---- */
+enum stalefs_block_kind {
+	STALEFS_BK_DATA = 0,		/* file data, free space, or nothing that names itself */
+	STALEFS_BK_BOOT,		/* the 1024 bytes before the primary superblock (1 KiB blocks) */
+	STALEFS_BK_SUPER,
+	STALEFS_BK_GDT,
+	STALEFS_BK_BLOCK_BITMAP,
+	STALEFS_BK_INODE_BITMAP,
+	STALEFS_BK_INODE_TABLE,
+	STALEFS_BK_JOURNAL_SUPER,
+	STALEFS_BK_JOURNAL,
+	STALEFS_BK_EXTENT,		/* by content: the magic and its own block number */
+	STALEFS_BK_DIR,
+	STALEFS_BK_XATTR,
+	STALEFS_BK_OUTSIDE,		/* past the end of the filesystem */
+	STALEFS_BK_MAX
+};
+const char *stalefs_block_kind_name(int kind);	/* "inode table", "directory block", ... */
+/* By where it lies: superblock and descriptor copies, the journal, a group's bitmaps and
+ * inode table (*group: whose); STALEFS_BK_DATA for everything else. */
+int stalefs_block_layout_kind(const stalefs_fs *fs, u64 block, u32 *group);
+/* By what content (a copy of block) says of itself: an extent node, directory or xattr
+ * block naming this block as its own (*owner: the inode it names); else STALEFS_BK_DATA. */
+int stalefs_block_content_kind(const stalefs_fs *fs, u64 block, const void *content, u32 *owner);
+/* The layout first, then the content (NULL: the layout alone). */
+int stalefs_block_classify(const stalefs_fs *fs, u64 block, const void *content, u32 *group, u32 *owner);
+
 /* ---- content hashes (hash.c): MD5 and SHA-256, for timelines and case files ---- */
 #define STALEFS_HASH_MD5	1
 #define STALEFS_HASH_SHA256	2
@@ -730,6 +833,9 @@ struct stalefs_timeline_opts {
 	int hash;		/* 0, or STALEFS_HASH_*: the content of regular files in use */
 	bool allocated_only;	/* names in use only (fls -u) */
 	bool deleted_only;	/* deleted names and inodes only (fls -d) */
+	/* Removed directories whose inode no longer maps its blocks (the kernel frees them
+	 * first): their blocks found through the journal's copies (stalefs_jhistory). */
+	bool journal;
 	/* What could not be read (a block of a directory in use, an inode), in words; the
 	 * walk goes on.  NULL: not said. */
 	void (*problem)(void *priv, const char *what);

@@ -30,6 +30,8 @@ struct tl {
 	size_t path_cap;
 	char *link;		/* a symlink's target */
 	errcode_t err;		/* a write error on out */
+	struct stalefs_journal *j;	/* -j: the journal's history, for removed directories */
+	struct stalefs_jhistory hist;
 };
 
 /* One directory's entries, packed (names in one buffer), collected before any is printed. */
@@ -230,6 +232,51 @@ static void visit(struct tl *t, u32 ino, u8 name_type, bool deleted, int depth)
 	}
 }
 
+/*
+ * A removed directory whose inode no longer maps its blocks (the kernel frees them before
+ * it marks the inode deleted): its blocks say whose they are (FORMAT.md 8), and the
+ * journal's copies say where they were.  Each logical block once: the disk's block when
+ * it still is that directory's, else the newest journaled copy.
+ */
+static void journal_dir_blocks(struct tl *t, u32 dir, struct tl_batch *b, const struct stalefs_dir_scan_ops *ops)
+{
+	const struct stalefs_jhistory *h = &t->hist;
+	u32 bs = t->fs->block_size, k, i, n = 0;
+	struct { u32 lblk, log_block, sequence; u64 pblk; } *best = NULL;
+	u8 *buf = stalefs_xmalloc(bs);
+
+	for (k = 0; k < h->maxlen; k++) {
+		const struct stalefs_jblock *jb = &h->b[k];
+		const struct stalefs_dir_block *db = (const void *)buf;
+
+		if (jb->type != STALEFS_JB_COPY || jb->kind != STALEFS_BK_DIR || jb->owner != dir || !jb->csum_ok ||
+		    stalefs_jhistory_read_copy(t->j, h, k, buf))
+			continue;
+		for (i = 0; i < n && best[i].lblk != le32_to_cpu(db->db_lblk); i++)
+			;
+		if (i == n) {
+			best = stalefs_xrealloc(best, (n + 1) * sizeof(*best));
+			n++;
+		} else if (!stalefs_tid_gt(jb->sequence, best[i].sequence)) {
+			continue;
+		}
+		best[i].lblk = le32_to_cpu(db->db_lblk);
+		best[i].log_block = k;
+		best[i].sequence = jb->sequence;
+		best[i].pblk = jb->fs_block;
+	}
+	for (i = 0; i < n; i++) {
+		bool disk = !stalefs_read_block(t->fs, best[i].pblk, buf) &&
+			    !stalefs_verify_dirblock(buf, bs, best[i].pblk, dir, best[i].lblk) &&
+			    !stalefs_verify_dirblock_csum(t->fs->seed, buf, bs);
+
+		if (disk || !stalefs_jhistory_read_copy(t->j, h, best[i].log_block, buf))
+			stalefs_dirblock_entries(t->fs, buf, best[i].lblk, best[i].pblk, ops, b);
+	}
+	free(best);
+	free(buf);
+}
+
 static void walk_dir(struct tl *t, u32 dir, const struct stalefs_inode *dinode, bool deleted, int depth)
 {
 	struct tl_batch b = { .t = t, .dir = dir, .quiet = deleted };
@@ -237,11 +284,14 @@ static void walk_dir(struct tl *t, u32 dir, const struct stalefs_inode *dinode, 
 		.flags = t->o->allocated_only ? 0 : STALEFS_DIR_ITER_DELETED,
 		.entry = collect, .bad_block = bad_block, .bad_entry = bad_entry, .bad_tree = bad_tree,
 	};
+	const struct stalefs_extent_header *root = (const void *)dinode->i_block;
 	size_t i;
 
 	if (depth > 2048 || t->err)	/* a path of 4096 bytes is at most 2048 deep */
 		return;
-	if (stalefs_inode_has_extents(dinode))
+	if (deleted && t->j && le16_to_cpu(root->eh_entries) == 0)
+		journal_dir_blocks(t, dir, &b, &ops);
+	else if (stalefs_inode_has_extents(dinode))
 		stalefs_dir_scan(t->fs, dir, dinode, &ops, &b);
 	for (i = 0; i < b.n && !t->err; i++) {
 		const struct tl_entry *e = &b.e[i];
@@ -365,6 +415,20 @@ errcode_t stalefs_timeline(stalefs_fs *fs, const struct stalefs_timeline_opts *o
 	t.path_cap = 4096;
 	t.path = stalefs_xcalloc(t.path_cap, 1);
 	t.link = stalefs_xmalloc(STALEFS_SYMLINK_MAX + 1);
+	if (o->journal && (le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL)) {
+		err = stalefs_journal_open(fs, STALEFS_JOURNAL_FORCE, &t.j);
+		if (!err) {
+			err = stalefs_jhistory_build(t.j, &t.hist);
+			if (err) {
+				stalefs_journal_close(t.j);
+				t.j = NULL;
+			}
+		}
+		if (err)
+			problem(&t, "%s while reading the journal: removed directories are listed without it",
+				error_message(err));
+		err = 0;
+	}
 	/* The root, as "/": every inode in use gets its line (fls leaves the root out). */
 	bit_set(t.walked, STALEFS_ROOT_INO);
 	strcpy(t.path, "/");
@@ -390,6 +454,10 @@ errcode_t stalefs_timeline(stalefs_fs *fs, const struct stalefs_timeline_opts *o
 		err = errno ? errno : STALEFS_ERR_SHORT_WRITE;
 	if (t.err)
 		err = t.err;
+	if (t.j) {
+		stalefs_jhistory_free(&t.hist);
+		stalefs_journal_close(t.j);
+	}
 	free(t.named);
 	free(t.walked);
 	free(t.path);

@@ -84,5 +84,6 @@ Suite *orphan_suite(void);
 Suite *tune_suite(void);
 Suite *hash_suite(void);
 Suite *timeline_suite(void);
+Suite *jhistory_suite(void);
 
 #endif
