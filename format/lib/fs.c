@@ -217,10 +217,10 @@ errcode_t stalefs_open_tolerant(const char *name, int flags, u64 sb_block, u32 b
 	char what[256];
 	errcode_t err = stalefs_open(name, flags, sb_block, block_size, ret);
 
-	/* Not an errno: the image is there but damaged.  A bad magic number or unknown
-	 * incompatible features mean the layout cannot be understood at all. */
+	/* Not the device or its name: the image is there but damaged.  A bad magic number or
+	 * unknown incompatible features mean the layout cannot be understood at all. */
 	if (err && err != STALEFS_ERR_BAD_MAGIC && err != STALEFS_ERR_UNSUPP_FEATURE &&
-	    (err < 0 || err > 4096) && !(flags & STALEFS_OPEN_FORCE)) {
+	    !stalefs_io_error(err) && !(flags & STALEFS_OPEN_FORCE)) {
 		snprintf(what, sizeof(what), "%s; opening anyway", error_message(err));
 		warn(priv, what);
 		flags |= STALEFS_OPEN_FORCE;

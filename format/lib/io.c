@@ -30,6 +30,8 @@ struct cache_ent {
 
 struct stalefs_io {
 	int fd;
+	u64 base;				/* IMAGE?offset=N: N, added to every offset */
+	u64 limit;				/* the region's size; 0: unbounded (a plain name) */
 	bool writable;
 	bool is_blockdev;
 	u32 block_size;
@@ -42,14 +44,25 @@ struct stalefs_io {
 	struct cache_ent lru;			/* sentinel (a flexible member: it stays last) */
 };
 
+/* Offsets are the region's: [off, off + len) must lie inside it. */
+static errcode_t in_region(const struct stalefs_io *io, u64 off, u64 len)
+{
+	if (io->limit && (off > io->limit || len > io->limit - off))
+		return STALEFS_ERR_PAST_REGION;
+	return 0;
+}
+
 static errcode_t raw_pread(struct stalefs_io *io, u64 off, size_t len, void *buf)
 {
 	u8 *p = buf;
 	const u64 off0 = off;
 	const size_t len0 = len;
+	errcode_t err = in_region(io, off, len);
 
+	if (err)
+		return err;
 	while (len > 0) {
-		ssize_t n = pread(io->fd, p, len, (off_t)off);
+		ssize_t n = pread(io->fd, p, len, (off_t)(io->base + off));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -71,13 +84,17 @@ static errcode_t raw_pread(struct stalefs_io *io, u64 off, size_t len, void *buf
 static errcode_t raw_pwrite(struct stalefs_io *io, u64 off, size_t len, const void *buf)
 {
 	const u8 *p = buf;
+	errcode_t err;
 
 	if (!io->writable)
 		return STALEFS_ERR_RO_FILSYS;
+	err = in_region(io, off, len);
+	if (err)
+		return err;
 	if (io->ov)
 		return stalefs_overlay_write(io->ov, off, len, buf);
 	while (len > 0) {
-		ssize_t n = pwrite(io->fd, p, len, (off_t)off);
+		ssize_t n = pwrite(io->fd, p, len, (off_t)(io->base + off));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -95,26 +112,71 @@ static errcode_t raw_pwrite(struct stalefs_io *io, u64 off, size_t len, const vo
 	return 0;
 }
 
+/* Bytes in the whole file or device behind fd. */
+static errcode_t fd_size(int fd, u64 *bytes)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return errno;
+	if (S_ISBLK(st.st_mode))
+		return ioctl(fd, BLKGETSIZE64, bytes) < 0 ? errno : 0;
+	*bytes = (u64)st.st_size;
+	return 0;
+}
+
+/* IMAGE?offset=N[&size=M]: where the region is, checked against the image once, at open. */
+static errcode_t set_region(struct stalefs_io *io, const struct stalefs_io_name *n)
+{
+	u64 whole;
+	errcode_t err = fd_size(io->fd, &whole);
+
+	if (err)
+		return err;
+	if (n->offset >= whole)
+		return STALEFS_ERR_REGION_OUTSIDE;
+	/* A file may be shorter than the region it is given: it grows when written. */
+	if (n->size && io->is_blockdev && n->size > whole - n->offset)
+		return STALEFS_ERR_REGION_OUTSIDE;
+	io->base = n->offset;
+	io->limit = n->size ? n->size : whole - n->offset;
+	return 0;
+}
+
 errcode_t stalefs_io_open(const char *name, bool writable, bool exclusive, struct stalefs_io **ret)
 {
+	struct stalefs_io_name n;
 	struct stalefs_io *io;
 	struct stat st;
 	int flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+	errcode_t err = stalefs_io_parse_name(name, &n);
 
+	if (err)
+		return err;
 	io = calloc(1, sizeof(*io));
-	if (!io)
+	if (!io) {
+		stalefs_io_name_free(&n);
 		return STALEFS_ERR_NO_MEMORY;
-	if (exclusive && writable && stat(name, &st) == 0 && S_ISBLK(st.st_mode))
+	}
+	if (exclusive && writable && stat(n.path, &st) == 0 && S_ISBLK(st.st_mode))
 		flags |= O_EXCL;
-	io->fd = open(name, flags);
+	io->fd = open(n.path, flags);
 	if (io->fd < 0) {
-		errcode_t err = errno;
-
+		err = errno;
 		free(io);
+		stalefs_io_name_free(&n);
 		return err == EBUSY ? STALEFS_ERR_MOUNTED : err;
 	}
 	if (fstat(io->fd, &st) == 0)
 		io->is_blockdev = S_ISBLK(st.st_mode);
+	if (n.region)
+		err = set_region(io, &n);
+	stalefs_io_name_free(&n);
+	if (err) {
+		close(io->fd);
+		free(io);
+		return err;
+	}
 	io->writable = writable;
 	io->block_size = 1024;
 	io->lru.prev = io->lru.next = &io->lru;
@@ -336,13 +398,16 @@ errcode_t stalefs_io_pwrite(struct stalefs_io *io, u64 off, u32 len, const void 
 errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count)
 {
 	u64 off = block * io->block_size, len = count * io->block_size, done = 0;
-	u64 range[2] = { off, len };
+	u64 range[2] = { io->base + off, len };
 	u64 b;
 	void *zero;
 	errcode_t err = 0;
 
 	if (!io->writable)
 		return STALEFS_ERR_RO_FILSYS;
+	err = in_region(io, off, len);
+	if (err)
+		return err;
 	for (b = 0; b < count && io->count; b++) {
 		struct cache_ent *e = cache_find(io, block + b);
 
@@ -355,7 +420,7 @@ errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count)
 		return stalefs_overlay_zero(io->ov, off, len);
 	io->unsynced = true;
 	if (!io->is_blockdev &&
-	    fallocate(io->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0)
+	    fallocate(io->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(io->base + off), (off_t)len) == 0)
 		return 0;
 	if (io->is_blockdev && ioctl(io->fd, BLKZEROOUT, range) == 0)
 		return 0;
@@ -386,7 +451,10 @@ static errcode_t write_run(struct stalefs_io *io, struct cache_ent **run, u32 n)
 	u64 off = run[0]->block * io->block_size;
 	ssize_t w;
 	u32 i;
+	errcode_t err = in_region(io, off, (u64)n * io->block_size);
 
+	if (err)
+		return err;
 	if (n == 1 || io->ov) {
 		for (i = 0; i < n; i++) {
 			errcode_t err = raw_pwrite(io, run[i]->block * io->block_size, io->block_size, run[i]->data);
@@ -401,7 +469,7 @@ static errcode_t write_run(struct stalefs_io *io, struct cache_ent **run, u32 n)
 		iov[i].iov_len = io->block_size;
 	}
 	do
-		w = pwritev(io->fd, iov, (int)n, (off_t)off);
+		w = pwritev(io->fd, iov, (int)n, (off_t)(io->base + off));
 	while (w < 0 && errno == EINTR);
 	if (w < 0)
 		return errno;
@@ -474,17 +542,11 @@ errcode_t stalefs_io_close(struct stalefs_io *io)
 
 errcode_t stalefs_io_size(struct stalefs_io *io, u64 *bytes)
 {
-	struct stat st;
-
-	if (fstat(io->fd, &st) < 0)
-		return errno;
-	if (S_ISBLK(st.st_mode)) {
-		if (ioctl(io->fd, BLKGETSIZE64, bytes) < 0)
-			return errno;
+	if (io->limit) {
+		*bytes = io->limit;
 		return 0;
 	}
-	*bytes = (u64)st.st_size;
-	return 0;
+	return fd_size(io->fd, bytes);
 }
 
 void stalefs_io_set_cache_limit(struct stalefs_io *io, u32 max_blocks)
@@ -550,7 +612,7 @@ errcode_t stalefs_io_set_overlay(struct stalefs_io *io)
 		close(io->fd);
 		io->fd = fd;
 	}
-	io->ov = stalefs_overlay_new(io->fd);
+	io->ov = stalefs_overlay_new(io->fd, io->base);
 	io->writable = true;
 	io->unsynced = false;
 	return 0;

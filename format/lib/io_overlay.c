@@ -24,15 +24,17 @@ struct ov_chunk {
 
 struct stalefs_overlay {
 	int fd;			/* the device, read-only: what chunks start from */
+	u64 base;		/* where the region starts in it (IMAGE?offset=N); offsets are the region's */
 	struct ov_chunk **hash;
 	u64 nbuckets, count;
 };
 
-struct stalefs_overlay *stalefs_overlay_new(int fd)
+struct stalefs_overlay *stalefs_overlay_new(int fd, u64 base)
 {
 	struct stalefs_overlay *ov = stalefs_xcalloc(1, sizeof(*ov));
 
 	ov->fd = fd;
+	ov->base = base;
 	ov->nbuckets = 1024;
 	ov->hash = stalefs_xcalloc(ov->nbuckets, sizeof(*ov->hash));
 	return ov;
@@ -119,7 +121,7 @@ static errcode_t read_base(struct stalefs_overlay *ov, u64 index, u8 *out)
 	size_t done = 0;
 
 	while (done < CHUNK) {
-		ssize_t n = pread(ov->fd, out + done, CHUNK - done, (off_t)(index * CHUNK + done));
+		ssize_t n = pread(ov->fd, out + done, CHUNK - done, (off_t)(ov->base + index * CHUNK + done));
 
 		if (n < 0) {
 			if (errno == EINTR)

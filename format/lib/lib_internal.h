@@ -23,7 +23,8 @@ void stalefs_mark_block_range(stalefs_fs *fs, u64 start, u64 count);
 
 /* The overlay of overlay I/O mode (io_overlay.c). */
 struct stalefs_overlay;
-struct stalefs_overlay *stalefs_overlay_new(int fd);
+/* base: where the region starts in fd (IMAGE?offset=N); the overlay is kept in region offsets */
+struct stalefs_overlay *stalefs_overlay_new(int fd, u64 base);
 void stalefs_overlay_free(struct stalefs_overlay *ov);
 void stalefs_overlay_set_fd(struct stalefs_overlay *ov, int fd);
 errcode_t stalefs_overlay_write(struct stalefs_overlay *ov, u64 off, size_t len, const void *buf);

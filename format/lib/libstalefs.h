@@ -18,6 +18,32 @@
 /* ---- the I/O layer: a file or block device with a write-back block cache ---- */
 struct stalefs_io;
 
+/*
+ * Image names (io_name.c): PATH, or PATH?offset=N[&size=M] (either order; bytes, with the
+ * K/M/G/T suffixes of stalefs_parse_size) for a filesystem N bytes into PATH, as a partition
+ * inside a whole-disk image.  A name that exists as it is is that path, '?' or not; a name
+ * that does not exist is split at its last '?' when the part before it exists, and the rest
+ * must then be a region (STALEFS_ERR_BAD_REGION otherwise).
+ */
+struct stalefs_io_name {
+	char *path;		/* what is opened */
+	bool region;		/* the name gave ?offset= */
+	u64 offset;		/* bytes into path */
+	u64 size;		/* region size in bytes; 0: to the end of path */
+};
+errcode_t stalefs_io_parse_name(const char *name, struct stalefs_io_name *n);
+void stalefs_io_name_free(struct stalefs_io_name *n);
+/* The error is about the device or its name (an errno, mounted, a bad or misplaced region),
+ * not about a filesystem on it: nothing a backup superblock or FORCE can help with. */
+bool stalefs_io_error(errcode_t err);
+
+/*
+ * Opens the file or device name names, and for a region adds its offset to every read and
+ * write; the region's size is the device size (stalefs_io_size), and I/O past its end fails
+ * with STALEFS_ERR_PAST_REGION.  A region must start inside the image; with size= on a block
+ * device it must also end inside it (STALEFS_ERR_REGION_OUTSIDE), while a regular file may be
+ * shorter (it grows when written, as an image file given to mkfs does).
+ */
 errcode_t stalefs_io_open(const char *name, bool writable, bool exclusive, struct stalefs_io **ret);
 errcode_t stalefs_io_close(struct stalefs_io *io);	/* flushes */
 void stalefs_io_set_block_size(struct stalefs_io *io, u32 block_size);
@@ -29,7 +55,7 @@ errcode_t stalefs_io_pwrite(struct stalefs_io *io, u64 off, u32 len, const void 
 /* Zero-fill blocks (punching the range of a regular file where possible). */
 errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count);
 errcode_t stalefs_io_flush(struct stalefs_io *io);	/* write back the cache and fsync */
-/* Size of the device or file in bytes. */
+/* Size of the device or file in bytes (of the region, for IMAGE?offset=N). */
 errcode_t stalefs_io_size(struct stalefs_io *io, u64 *bytes);
 u64 stalefs_io_bytes_written(const struct stalefs_io *io);
 /* Cap the block cache (in blocks, at least 1); a read-only checker keeps its memory small. */

@@ -79,6 +79,7 @@ Suite *helpers_suite(void);
 Suite *journal_format_suite(void);
 Suite *journal_replay_suite(void);
 Suite *overlay_suite(void);
+Suite *io_region_suite(void);
 Suite *emap_suite(void);
 Suite *orphan_suite(void);
 Suite *tune_suite(void);
