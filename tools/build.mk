@@ -12,3 +12,11 @@ PROGRAMS += $(TIMELINE_TOOL)
 $(BUILD)/tools/stalefs-timeline.o: $(ERR_H)
 $(TIMELINE_TOOL): $(BUILD)/tools/stalefs-timeline.o $(LIBSTALEFS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# stalefs-mmls: the partition table of a whole-disk image (as TSK's mmls), stalefs probed.
+MMLS_TOOL := $(BUILD)/stalefs-mmls
+PROGRAMS += $(MMLS_TOOL)
+
+$(BUILD)/tools/stalefs-mmls.o: $(ERR_H)
+$(MMLS_TOOL): $(BUILD)/tools/stalefs-mmls.o $(LIBSTALEFS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

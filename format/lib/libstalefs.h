@@ -27,9 +27,10 @@ struct stalefs_io;
  */
 struct stalefs_io_name {
 	char *path;		/* what is opened */
-	bool region;		/* the name gave ?offset= */
+	bool region;		/* the name gave ?offset= or ?part= */
 	u64 offset;		/* bytes into path */
 	u64 size;		/* region size in bytes; 0: to the end of path */
+	u32 part;		/* ?part=N: partition N of path's table (offset and size found at open) */
 };
 errcode_t stalefs_io_parse_name(const char *name, struct stalefs_io_name *n);
 void stalefs_io_name_free(struct stalefs_io_name *n);
@@ -38,6 +39,12 @@ void stalefs_io_name_free(struct stalefs_io_name *n);
 bool stalefs_io_error(errcode_t err);
 
 /*
+ * PATH?part=N names partition N of PATH's partition table (MBR or GPT, numbered as Linux
+ * numbers them; stalefs-mmls lists them): the region is where the table says it is.
+ * An EWF image (an .E01 file, found by its signature; its other segments beside it) is read
+ * through libewf, read-only: opening it writable is STALEFS_ERR_EWF_READ_ONLY.  Regions and
+ * partitions apply to the media the EWF image holds.
+ *
  * Opens the file or device name names, and for a region adds its offset to every read and
  * write; the region's size is the device size (stalefs_io_size), and I/O past its end fails
  * with STALEFS_ERR_PAST_REGION.  A region must start inside the image; with size= on a block
@@ -45,6 +52,17 @@ bool stalefs_io_error(errcode_t err);
  * shorter (it grows when written, as an image file given to mkfs does).
  */
 errcode_t stalefs_io_open(const char *name, bool writable, bool exclusive, struct stalefs_io **ret);
+/* What an open io reads: for case files and the tools' listings. */
+struct stalefs_io_info {
+	const char *path;	/* the file or device opened */
+	bool ewf;		/* an EWF image, read through libewf */
+	u64 media_bytes;	/* the whole file, device or EWF media */
+	u64 offset, size;	/* the region (offset 0 and the media size for a plain name) */
+	u32 part;		/* ?part=N, else 0 */
+	/* EWF: the hashes recorded at acquisition (hex, "" when none) */
+	char ewf_md5[33], ewf_sha1[41];
+};
+void stalefs_io_info(struct stalefs_io *io, struct stalefs_io_info *info);
 errcode_t stalefs_io_close(struct stalefs_io *io);	/* flushes */
 void stalefs_io_set_block_size(struct stalefs_io *io, u32 block_size);
 errcode_t stalefs_io_read(struct stalefs_io *io, u64 block, u32 count, void *buf);
@@ -787,6 +805,46 @@ void stalefs_journal_info(stalefs_fs *fs, struct stalefs_journal_info *ji);
 void stalefs_time_string(s64 t, char *out, size_t len);
 /* Every superblock field and the journal's state, one "Name:  value" line each. */
 void stalefs_print_super(FILE *f, stalefs_fs *fs);
+
+/* ---- partition tables (partition.c): MBR and GPT of whole-disk images ---- */
+#define STALEFS_PT_NONE	0
+#define STALEFS_PT_MBR	1
+#define STALEFS_PT_GPT	2
+struct stalefs_partition {
+	u32 number;		/* as Linux numbers them: MBR 1-4 primary, 5.. logical; GPT entry + 1 */
+	u64 first_sector, sectors;	/* in the table's sectors */
+	u64 start, size;	/* in bytes */
+	u8 mbr_type;		/* MBR: the type byte */
+	bool bootable, extended, logical;
+	u8 type_guid[16], part_guid[16];	/* GPT, as on disk */
+	u64 attributes;		/* GPT */
+	char name[80];		/* GPT: the partition's name, UTF-8 */
+	const char *problem;	/* why it cannot be opened ("empty", "extends past ..."), or NULL */
+	bool stalefs;		/* a stalefs superblock at its byte 1024 */
+	u64 stalefs_bytes;	/* that filesystem's size, by its superblock */
+	char label[32];		/* and its label */
+};
+struct stalefs_ptable {
+	int kind;		/* STALEFS_PT_* */
+	u32 sector_size;
+	u64 disk_bytes;
+	u8 disk_guid[16];	/* GPT */
+	u64 first_usable, last_usable;	/* GPT, in sectors */
+	bool used_backup;	/* GPT: the primary header failed; the backup at the end was read */
+	char note[160];		/* what was wrong with the table, or "" */
+	struct stalefs_partition *v;	/* by start sector */
+	size_t n;
+};
+/* The partition table of the media io reads (a plain name: the whole disk), each partition
+ * probed for stalefs.  STALEFS_ERR_NO_PARTITION_TABLE when there is neither MBR nor GPT. */
+errcode_t stalefs_ptable_read(struct stalefs_io *io, struct stalefs_ptable *t);
+void stalefs_ptable_free(struct stalefs_ptable *t);
+const struct stalefs_partition *stalefs_ptable_find(const struct stalefs_ptable *t, u32 number);
+/* "Linux filesystem", "EFI System", "Linux" (MBR 0x83), ... */
+const char *stalefs_partition_type_name(const struct stalefs_ptable *t, const struct stalefs_partition *p);
+void stalefs_partition_probe(struct stalefs_io *io, struct stalefs_partition *p);
+/* A GUID as on disk (mixed-endian) to its usual text form. */
+void stalefs_guid_unparse(const u8 g[16], char out[37]);
 
 /* ---- what a block is (block_kind.c) ---- */
 enum stalefs_block_kind {

@@ -86,5 +86,6 @@ Suite *tune_suite(void);
 Suite *hash_suite(void);
 Suite *timeline_suite(void);
 Suite *jhistory_suite(void);
+Suite *partition_suite(void);
 
 #endif
