@@ -58,6 +58,12 @@ errcode_t stalefs_ewf_open(const char *path, struct stalefs_ewf **ret)
 		goto out;
 	if (libewf_handle_open(ewf->handle, names, count, LIBEWF_OPEN_READ, &e) != 1)
 		goto out;
+	/* A set with a segment missing or cut short opens, and reads zeros where it is:
+	 * evidence with holes the examiner must hear about, not silently read. */
+	if (libewf_handle_segment_files_corrupted(ewf->handle, &e) != 0)
+		goto out;
+	if (libewf_handle_set_read_zero_chunk_on_error(ewf->handle, 0, &e) != 1)
+		goto out;
 	if (libewf_handle_get_media_size(ewf->handle, &size, &e) != 1)
 		goto out;
 	ewf->size = size;

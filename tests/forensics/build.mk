@@ -3,7 +3,7 @@
 # and checks the examiner's commands against the real tools (TSK's fls, mactime,
 # mmls; mkfs.ext4, sfdisk, ewfacquire).  `make check-forensics` runs it with the
 # sanitized tools (build/san), then with the normal build.
-FORENSICS_TOOLS = debugfs.stalefs mkfs.stalefs fsck.stalefs stalefs-timeline
+FORENSICS_TOOLS = debugfs.stalefs mkfs.stalefs fsck.stalefs tunefs.stalefs stalefs-timeline stalefs-mmls
 .PHONY: check-forensics
 CHECK_TARGETS += check-forensics
 check-forensics:
