@@ -129,6 +129,27 @@ void dbg_copy_json(const char *sep, const struct stalefs_jinode_copy *c, const s
 /* undel -j: the deleted inode back from a journaled copy (needs -w and bitmaps). */
 void dbg_undel_journal(const char *cmd, u32 ino, const char *name, bool have_seq, u32 seq);
 
+/* ---- extraction with a map (extract.c): blkls, slack, dump_stale ---- */
+/* A new file for extracted data, mode 0600 whatever the umask (NULL: errno says why). */
+FILE *dbg_fopen_private(const char *path);
+struct dbg_extract {
+	const char *cmd;
+	FILE *out;		/* the stream (a file or standard output), or NULL */
+	FILE *map;		/* NULL without -m */
+	u64 stream_off;		/* bytes written to out so far */
+	u64 base;		/* where the filesystem starts in the image (a partition, a region) */
+	u8 *buf;
+	bool failed;
+};
+/* The stream: out_path, else standard output when to_stdout (refused on a terminal); the map
+ * at map_path with its '#' header line.  False: said, and counted as failed. */
+bool dbg_extract_open(struct dbg_extract *x, const char *cmd, const char *out_path, bool to_stdout,
+		      const char *map_path, const char *map_header);
+/* len bytes from byte skip of block on, to `to` (x->out advances stream_off). */
+bool dbg_extract_range(struct dbg_extract *x, FILE *to, u64 block, u32 skip, u64 len);
+void dbg_extract_map(struct dbg_extract *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool dbg_extract_close(struct dbg_extract *x);
+
 /* ---- metadump restore, shared with main's --restore-metadump ---- */
 errcode_t dbg_metadump_restore(const char *dump, const char *image);
 

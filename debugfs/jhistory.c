@@ -315,9 +315,11 @@ DBG_CMD(do_jcat)
 		dbg_err(argv[0], err, "reading journal block %u", n);
 	} else if (raw || argc - optind == 2) {
 		/* The bytes alone, as TSK's jcat writes them. */
-		FILE *out = raw ? stdout : fopen(argv[optind + 1], "w");
+		FILE *out = raw ? stdout : dbg_fopen_private(argv[optind + 1]);
 
-		if (!out) {
+		if (raw && isatty(STDOUT_FILENO)) {
+			dbg_msg(argv[0], "will not write binary data to a terminal: give an output file, or redirect");
+		} else if (!out) {
 			dbg_err(argv[0], errno, "opening %s", argv[optind + 1]);
 		} else {
 			if (fwrite(buf, j->block_size, 1, out) != 1 || (out != stdout ? fclose(out) : fflush(out)) != 0)

@@ -23,4 +23,11 @@ int dbg_tree_walk(const char *cmd, u32 top, const char *top_path, dbg_tree_fn fn
  * callback failed (a callback returning >0 stops the walk early). */
 int dbg_dir_iterate(const char *cmd, u32 dir, bool empty, stalefs_dir_iter_fn fn, void *priv);
 
+/* The first path naming each of inos[0..n) (sorted, distinct), by one walk of the tree from the
+ * root; NULL where no name reaches it.  Returns the problems met, <0 on failure. */
+int dbg_paths_of(const char *cmd, const u32 *inos, size_t n, char ***paths);
+/* ino's path from dbg_paths_of, or "<no name>". */
+const char *dbg_path_in(const u32 *inos, char *const *paths, size_t n, u32 ino);
+void dbg_paths_free(char **paths, size_t n);
+
 #endif
