@@ -152,6 +152,33 @@ static int cmp_claim(const void *x, const void *y)
 	return 0;
 }
 
+static int cmp_ref(const void *x, const void *y)
+{
+	const struct stalefs_jcopy_ref *a = x, *b = y;
+
+	if (a->fs_block != b->fs_block)
+		return a->fs_block < b->fs_block ? -1 : 1;
+	return a->n < b->n ? -1 : a->n > b->n;
+}
+
+size_t stalefs_jhistory_copies_of(const struct stalefs_jhistory *h, u64 fs_block, size_t *first)
+{
+	size_t lo = 0, hi = h->copies, end;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (h->by_block[mid].fs_block < fs_block)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < h->copies && h->by_block[end].fs_block == fs_block; end++)
+		;
+	*first = lo;
+	return end - lo;
+}
+
 static int cmp_commit(const void *x, const void *y)
 {
 	const struct commit_rec *a = x, *b = y;
@@ -276,6 +303,7 @@ errcode_t stalefs_jhistory_build(struct stalefs_journal *j, struct stalefs_jhist
 	errcode_t err = 0;
 	u32 n, i, k;
 
+
 	memset(h, 0, sizeof(*h));
 	h->maxlen = j->maxlen;
 	h->b = stalefs_xcalloc(j->maxlen, sizeof(*h->b));
@@ -324,6 +352,13 @@ errcode_t stalefs_jhistory_build(struct stalefs_journal *j, struct stalefs_jhist
 				h->newest = s.commits[k].sequence;
 			h->have_range = true;
 		}
+	/* Every copy by the block it is a copy of: one inode's or one node's copies at once. */
+	h->by_block = stalefs_xmalloc((h->copies ? h->copies : 1) * sizeof(*h->by_block));
+	for (k = 0, n = 0; k < h->maxlen; k++)
+		if (h->b[k].type == STALEFS_JB_COPY)
+			h->by_block[n++] = (struct stalefs_jcopy_ref){ h->b[k].fs_block, k };
+	if (n)
+		qsort(h->by_block, n, sizeof(*h->by_block), cmp_ref);
 	/* The live log, as recovery would follow it. */
 	if (j->jsb.s_start) {
 		struct live_walk w = { .h = h };
@@ -341,6 +376,8 @@ out:
 void stalefs_jhistory_free(struct stalefs_jhistory *h)
 {
 	free(h->b);
+	free(h->by_block);
+	h->by_block = NULL;
 	h->b = NULL;
 	h->maxlen = 0;
 }
@@ -387,9 +424,9 @@ errcode_t stalefs_jhistory_inode(struct stalefs_journal *j, const struct stalefs
 	stalefs_fs *fs = j->fs;
 	const struct stalefs_geom *g = &fs->geom;
 	struct stalefs_jinode_copy *v = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, first, ncopies, i;
 	u64 block;
-	u32 off, k;
+	u32 off;
 	u8 *buf;
 	errcode_t err = 0;
 
@@ -399,12 +436,12 @@ errcode_t stalefs_jhistory_inode(struct stalefs_journal *j, const struct stalefs
 		return STALEFS_ERR_BAD_INODE_NUM;
 	stalefs_ino_locate(g, &fs->groups[stalefs_ino_group(g, ino)].desc, ino, &block, &off);
 	buf = stalefs_xmalloc(j->block_size);
-	for (k = 0; k < h->maxlen && !err; k++) {
+	ncopies = stalefs_jhistory_copies_of(h, block, &first);
+	for (i = first; i < first + ncopies && !err; i++) {
+		u32 k = h->by_block[i].n;
 		const struct stalefs_jblock *b = &h->b[k];
 		struct stalefs_jinode_copy *c;
 
-		if (b->type != STALEFS_JB_COPY || b->fs_block != block)
-			continue;
 		err = stalefs_jhistory_read_copy(j, h, k, buf);
 		if (err)
 			break;
@@ -454,13 +491,14 @@ static errcode_t node_block(struct map_ctx *m, u64 block, int depth, int *from, 
 {
 	stalefs_fs *fs = m->j->fs;
 	u32 max = stalefs_extblock_max_entries(fs->block_size), k, best = 0;
+	size_t first, n = stalefs_jhistory_copies_of(m->h, block, &first), i;
 	bool have = false;
 	errcode_t err;
 
-	for (k = 0; k < m->h->maxlen; k++) {
-		const struct stalefs_jblock *b = &m->h->b[k];
+	for (i = first; i < first + n; i++) {
+		const struct stalefs_jblock *b = &m->h->b[k = m->h->by_block[i].n];
 
-		if (b->type == STALEFS_JB_COPY && b->fs_block == block && b->csum_ok &&
+		if (b->csum_ok &&
 		    !stalefs_tid_gt(b->sequence, m->sequence) &&
 		    (!have || stalefs_tid_gt(b->sequence, m->h->b[best].sequence))) {
 			best = k;

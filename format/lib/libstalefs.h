@@ -676,9 +676,14 @@ struct stalefs_jblock {
 	int kind;		/* COPY: stalefs_block_classify of the copy */
 	u32 group, owner;	/* COPY: the group of group metadata; the inode an extent/dir/xattr block names */
 };
+struct stalefs_jcopy_ref {
+	u64 fs_block;
+	u32 n;				/* the journal block holding a copy of it */
+};
 struct stalefs_jhistory {
 	struct stalefs_jblock *b;	/* maxlen entries, by journal block number */
 	u32 maxlen;
+	struct stalefs_jcopy_ref *by_block;	/* every copy, by filesystem block then journal block */
 	u64 copies;			/* blocks that are copies */
 	u32 transactions;		/* distinct transactions with a commit block */
 	bool have_range;
@@ -686,6 +691,8 @@ struct stalefs_jhistory {
 };
 errcode_t stalefs_jhistory_build(struct stalefs_journal *j, struct stalefs_jhistory *h);
 void stalefs_jhistory_free(struct stalefs_jhistory *h);
+/* The copies of fs_block: how many, the first at h->by_block[*first]. */
+size_t stalefs_jhistory_copies_of(const struct stalefs_jhistory *h, u64 fs_block, size_t *first);
 /* Journal block n; a copy as its transaction would write it (an escaped magic put back). */
 errcode_t stalefs_jhistory_read_copy(struct stalefs_journal *j, const struct stalefs_jhistory *h, u32 n, void *buf);
 /* One inode as each journaled copy of its inode table block holds it. */
