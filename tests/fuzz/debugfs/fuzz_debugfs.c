@@ -39,6 +39,8 @@ static const char *const script[] = {
 	"timeline /dev/null", "timeline -H md5 -j -d /dev/null",
 	"jls", "jls -c", "jls -i <12>", "jcat 1", "jcat 3", "jinode <12>", "jinode <14>",
 	"jrecover <12> /dev/null", "jrecover -f <13> /dev/null",
+	"blkls -l", "blkls -m /dev/null /dev/null", "slack -u -m /dev/null /dev/null", "dump_stale -m /dev/null /dev/null",
+	"report /dev/null",
 	"sif <12> mode 0",	/* refused: read-only */
 	"close", "open %s", "stats -h",	/* %s: the image again */
 };
