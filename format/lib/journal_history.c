@@ -63,23 +63,17 @@ static void *grow(void *v, size_t *cap, size_t n, size_t size)
 static void descriptor_tags(struct scan *s, u32 at, const u8 *buf, u32 sequence)
 {
 	struct stalefs_journal *j = s->j;
-	u32 off = sizeof(struct stalefs_jbd2_header), limit = j->block_size - 4, target = at, n = 0;
+	const struct stalefs_jbd2_tag3 *tag;
+	u32 off = 0, target = at, n = 0;
 
-	while (off + sizeof(struct stalefs_jbd2_tag3) <= limit && n < j->maxlen - j->first) {
-		const struct stalefs_jbd2_tag3 *tag = (const void *)(buf + off);
-		u32 flags = be32toh(tag->t_flags) & 0xFFFF;
-
+	while (n < j->maxlen - j->first && (tag = stalefs_jtag_next(j, buf, &off))) {
 		target = stalefs_journal_next(j, target);
 		s->claims = grow(s->claims, &s->cap_claims, s->nclaims, sizeof(*s->claims));
 		s->claims[s->nclaims++] = (struct claim){
-			.target = target, .sequence = sequence, .flags = flags, .csum = be32toh(tag->t_checksum),
+			.target = target, .sequence = sequence, .flags = be32toh(tag->t_flags) & 0xFFFF,
+			.csum = be32toh(tag->t_checksum),
 			.fs_block = (u64)be32toh(tag->t_blocknr) | (u64)be32toh(tag->t_blocknr_high) << 32 };
 		n++;
-		off += sizeof(*tag);
-		if (!(flags & STALEFS_JBD2_FLAG_SAME_UUID))
-			off += 16;
-		if (flags & STALEFS_JBD2_FLAG_LAST_TAG)
-			break;
 	}
 	s->h->b[at].count = n;
 }

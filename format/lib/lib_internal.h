@@ -32,6 +32,11 @@ errcode_t stalefs_overlay_zero(struct stalefs_overlay *ov, u64 off, u64 len);
  * there is, *got of len (fewer at the media's end). */
 errcode_t stalefs_io_read_media(struct stalefs_io *io, u64 off, size_t len, void *buf, size_t *got);
 
+/* A descriptor block's v3 tags one by one (FORMAT.md 12): *off 0 to start; NULL after the
+ * LAST_TAG one or at the checksum tail.  Each tag past the first without SAME_UUID has the
+ * 16-byte UUID after it. */
+const struct stalefs_jbd2_tag3 *stalefs_jtag_next(const struct stalefs_journal *j, const u8 *block, u32 *off);
+
 /* EWF images through libewf (io_ewf.c). */
 struct stalefs_ewf;
 bool stalefs_ewf_signature(int fd);
