@@ -65,6 +65,9 @@ int main(int argc, char **argv)
 		com_err(prog, err, "while opening %s", argv[optind]);
 		return 8;
 	}
+	/* Read-only, the cache only saves re-reads: small, as debugfs keeps it (the walk reads
+	 * inode tables in order, so a large one buys nothing and costs its memory). */
+	stalefs_io_set_cache_limit(fs->io, (256u << 10) / fs->block_size);
 	if (output) {
 		out = fopen(output, "w");
 		if (!out) {
