@@ -39,7 +39,7 @@ mark 'STALE-SECRET;' $((8 * B)) >stale.bin
 mark 'UNWRITTEN-OLD;' $((3 * B)) >unw.bin
 mark 'TAIL-LEFTOVER;' $((3 * B)) >tail.bin
 : >empty
-"$MKFS" -q -F -b 4096 -G 1234 base.img 32M >/dev/null 2>&1 || { fail "mkfs"; return 0; }
+"$MKFS" -q -F -b 4096 -G 1234 base.img 16M >/dev/null 2>&1 || { fail "mkfs"; return 0; }
 printf 'write freed.bin freed\nwrite stale.bin stale\nwrite unw.bin unw\nwrite tail.bin tail\n' |
 	"$DEBUGFS" -w -f - base.img >/dev/null 2>&1
 dbg -j -R "stat freed" base.img; freed_blk=$(json_get out 'j["extents"][0]["pblk"]')
@@ -128,8 +128,8 @@ ro nostale.img "$DEBUGFS" -R "dump_stale st2.bin" nostale.img
 expect_out '^0 STALE blocks of 0 files written to st2.bin$' "dump_stale without STALE extents"
 
 # ---- in a partition: image offsets are the disk's
-truncate -s 64M disk.img
-printf 'label: gpt\nstart=4096, size=65536\n' | sfdisk -q disk.img || fail "sfdisk"
+truncate -s 24M disk.img
+printf 'label: gpt\nstart=4096, size=32768\n' | sfdisk -q disk.img || fail "sfdisk"
 dd if=e.img of=disk.img bs=512 seek=4096 conv=notrunc status=none
 ro disk.img "$DEBUGFS" -R "dump_stale -m pst.map pst.bin" 'disk.img?part=1'
 check "in a partition: the same stream" cmp -s pst.bin st.bin

@@ -17,8 +17,8 @@ printf 'in a partition\n' >src/a
 head -c 30000 /dev/urandom >src/d/r
 
 # ---- a GPT disk: stalefs in 1 (a tree) and 3 (a journal to replay), nothing in 2
-truncate -s 64M gpt.img
-printf 'label: gpt\nstart=2048, size=40960, name="evidence"\nstart=43008, size=8192\nstart=51200, size=40960, name="crashed"\n' |
+truncate -s 32M gpt.img
+printf 'label: gpt\nstart=2048, size=16384, name="evidence"\nstart=18432, size=4096\nstart=22528, size=24576, name="crashed"\n' |
 	sfdisk -q gpt.img || { fail "sfdisk gpt.img"; return 0; }
 "$MKFS" -q -F -b 4096 -L one -d src 'gpt.img?part=1' >/dev/null 2>&1 || fail "mkfs -d on gpt.img?part=1"
 "$MKFS" -q -F -b 4096 -L three 'gpt.img?part=3' >/dev/null 2>&1 || fail "mkfs on gpt.img?part=3"
@@ -41,22 +41,22 @@ for p in json.load(sys.stdin)["partitions"]:
 }
 ro gpt.img "$BINDIR/stalefs-mmls" gpt.img
 expect_rc 0 "stalefs-mmls of a GPT disk"
-expect_out '^gpt.img: GPT \(GUID partition table\), 131072 sectors of 512 bytes \(64.0 MiB\)$' "stalefs-mmls: the table"
-expect_out '^ +1  2048 +43007 +40960 +20.0 MiB +Linux filesystem "evidence": stalefs "one", open as gpt.img\?part=1$' "stalefs-mmls: partition 1"
-expect_out '^ +2  43008 +51199 +8192 +4.0 MiB +Linux filesystem$' "stalefs-mmls: partition 2, no stalefs"
-expect_out '^ +3  51200 +92159 +40960 +20.0 MiB +Linux filesystem "crashed": stalefs "three", open as gpt.img\?part=3$' "stalefs-mmls: partition 3"
-expect_out '^ +-  92160 +131071 +38912 +19.0 MiB +unallocated$' "stalefs-mmls: the unallocated end"
+expect_out '^gpt.img: GPT \(GUID partition table\), 65536 sectors of 512 bytes \(32.0 MiB\)$' "stalefs-mmls: the table"
+expect_out '^ +1  2048 +18431 +16384 +8.0 MiB +Linux filesystem "evidence": stalefs "one", open as gpt.img\?part=1$' "stalefs-mmls: partition 1"
+expect_out '^ +2  18432 +22527 +4096 +2.0 MiB +Linux filesystem$' "stalefs-mmls: partition 2, no stalefs"
+expect_out '^ +3  22528 +47103 +24576 +12.0 MiB +Linux filesystem "crashed": stalefs "three", open as gpt.img\?part=3$' "stalefs-mmls: partition 3"
+expect_out '^ +-  47104 +65535 +18432 +9.0 MiB +unallocated$' "stalefs-mmls: the unallocated end"
 check "stalefs-mmls lists what mmls lists (GPT)" [ "$(ours_parts gpt.img)" = "$(mmls_parts gpt.img)" ] && [ -n "$(mmls_parts gpt.img)" ]
 
 # ---- an MBR disk with logical partitions: stalefs in logical 6
-truncate -s 64M mbr.img
-printf 'label: dos\nstart=2048, size=20480, type=83, bootable\nstart=22528, size=40000, type=5\nstart=24576, size=8192, type=83\nstart=34816, size=20480, type=83\n' |
+truncate -s 32M mbr.img
+printf 'label: dos\nstart=2048, size=8192, type=83, bootable\nstart=10240, size=40000, type=5\nstart=12288, size=4096, type=83\nstart=18432, size=16384, type=83\n' |
 	sfdisk -q mbr.img || fail "sfdisk mbr.img"
 "$MKFS" -q -F -L logical 'mbr.img?part=6' >/dev/null 2>&1 || fail "mkfs on mbr.img?part=6"
 ro mbr.img "$BINDIR/stalefs-mmls" mbr.img
-expect_out '^ +1  2048 +22527 +20480 +10.0 MiB +Linux \(0x83\), bootable$' "stalefs-mmls: an MBR primary"
-expect_out '^ +2  22528 +62527 +40000 +19.5 MiB +Extended \(0x05\)$' "stalefs-mmls: the extended partition"
-expect_out '^ +6  34816 +55295 +20480 +10.0 MiB +Linux \(0x83\): stalefs "logical", open as mbr.img\?part=6$' "stalefs-mmls: logical 6"
+expect_out '^ +1  2048 +10239 +8192 +4.0 MiB +Linux \(0x83\), bootable$' "stalefs-mmls: an MBR primary"
+expect_out '^ +2  10240 +50239 +40000 +19.5 MiB +Extended \(0x05\)$' "stalefs-mmls: the extended partition"
+expect_out '^ +6  18432 +34815 +16384 +8.0 MiB +Linux \(0x83\): stalefs "logical", open as mbr.img\?part=6$' "stalefs-mmls: logical 6"
 check "stalefs-mmls lists what mmls lists (MBR, logicals)" [ "$(ours_parts mbr.img)" = "$(mmls_parts mbr.img)" ] && [ -n "$(mmls_parts mbr.img)" ]
 ro mbr.img "$FSCK" -fn 'mbr.img?part=6'
 expect_rc 0 "fsck -fn of a logical partition"
@@ -78,7 +78,7 @@ expect_rc 0 "fsck -fn replays partition 3's journal in memory"
 expect_out 'recovering journal in memory only \(-n: the device is not written\)' "fsck -n says it replays in memory"
 ro gpt.img "$TIMELINE" 'gpt.img?part=1'
 expect_rc 0 "stalefs-timeline on ?part=1"; cp out part.body
-ro gpt.img "$TIMELINE" "gpt.img?offset=$((2048 * 512))&size=$((40960 * 512))"
+ro gpt.img "$TIMELINE" "gpt.img?offset=$((2048 * 512))&size=$((16384 * 512))"
 check "the same timeline by offset" cmp -s out part.body
 ro gpt.img "$BINDIR/tunefs.stalefs" -l 'gpt.img?part=1'
 expect_rc 0 "tunefs -l on ?part=1"; expect_out '^Filesystem volume name: +one$' "tunefs -l"
@@ -86,12 +86,12 @@ check "no read-only command wrote gpt.img" [ "$before" = "$(sums gpt.img)" ]
 # ... and a write stays inside its partition.
 cp gpt.img w.img
 dd if=w.img bs=512 count=2048 status=none | sha256sum >head.sum
-dd if=w.img bs=512 skip=43008 status=none | sha256sum >tail.sum
+dd if=w.img bs=512 skip=18432 status=none | sha256sum >tail.sum
 "$DEBUGFS" -w -R "write src/a added" 'w.img?part=1' >/dev/null 2>&1
 run "$FSCK" -fn 'w.img?part=1'
 expect_rc 0 "fsck after writing into partition 1"
 check "the bytes before partition 1 unchanged" cmp -s head.sum <(dd if=w.img bs=512 count=2048 status=none | sha256sum)
-check "the bytes after partition 1 unchanged" cmp -s tail.sum <(dd if=w.img bs=512 skip=43008 status=none | sha256sum)
+check "the bytes after partition 1 unchanged" cmp -s tail.sum <(dd if=w.img bs=512 skip=18432 status=none | sha256sum)
 
 # ---- no partition table
 "$MKFS" -q -F bare.img 16M >/dev/null 2>&1

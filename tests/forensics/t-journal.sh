@@ -21,7 +21,7 @@ truncate -s $((24 * B - 100)) frag.bin
 truncate -s $((24 * B)) frag2.bin
 { printf '\xc0\x3b\x39\x98'; head -c 8188 /dev/urandom; } >magic.bin
 
-"$MKFS" -q -F -b 4096 base.img 64M >/dev/null 2>&1 || { fail "mkfs"; return 0; }
+"$MKFS" -q -F -b 4096 base.img 16M >/dev/null 2>&1 || { fail "mkfs"; return 0; }
 printf 'write secret.bin secret\nwrite frag.bin frag\nwrite frag2.bin frag2\nwrite magic.bin magic\n' |
 	"$DEBUGFS" -w -f - base.img >/dev/null 2>&1
 jget() {	# jget EXPR: from `stat --json` of the last dbg run
@@ -190,7 +190,7 @@ for c in jls "jcat 1" "jinode <2>" "jrecover <12> x"; do
 	ro nj.img "$DEBUGFS" -R "$c" nj.img
 	expect_rc 1 "$c without a journal"; expect_err 'the filesystem has no journal' "$c without a journal"
 done
-"$MKFS" -q -F -b 4096 ring.img 64M >/dev/null 2>&1
+"$MKFS" -q -F -b 4096 ring.img 16M >/dev/null 2>&1
 head -c $((400 * B)) /dev/urandom >big.bin
 "$DEBUGFS" -w -R "write big.bin big" ring.img >/dev/null 2>&1
 dbg -j -R "stat big" ring.img; b0=$(jget 'j["extents"][0]["pblk"]')

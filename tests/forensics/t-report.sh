@@ -12,7 +12,7 @@ B=4096
 head -c $((5 * B)) /dev/urandom >five.bin
 head -c $((3 * B)) /dev/urandom >three.bin
 : >empty
-"$MKFS" -q -F -b 4096 -G 1234 -L case-label -U 01234567-89ab-cdef-0123-456789abcdef r.img 64M >/dev/null 2>&1 ||
+"$MKFS" -q -F -b 4096 -G 1234 -L case-label -U 01234567-89ab-cdef-0123-456789abcdef r.img 16M >/dev/null 2>&1 ||
 	{ fail "mkfs"; return 0; }
 {
 	printf 'write five.bin libdel\nwrite five.bin kdel\nwrite three.bin reused\n'
@@ -44,7 +44,7 @@ j() { json_get r.json "$1"; }
 check "report: version" [ "$(j 'j["report_version"]')" = 1 ]
 check "report: source" [ "$(j '(j["source"]["name"], j["source"]["offset"], j["source"]["partition"], j["source"]["ewf"])')" = "('r.img', 0, None, False)" ]
 check "report: geometry" [ "$(j '(j["filesystem"]["uuid"], j["filesystem"]["label"], j["filesystem"]["block_size"], j["filesystem"]["blocks"], j["filesystem"]["superblock_verdict"])')" = \
-	"('01234567-89ab-cdef-0123-456789abcdef', 'case-label', 4096, 16384, 'ok')" ]
+	"('01234567-89ab-cdef-0123-456789abcdef', 'case-label', 4096, 4096, 'ok')" ]
 check "report: features" [ "$(j 'j["filesystem"]["features"]')" = \
 	"{'compat': ['lazy_itable', 'has_journal'], 'ro_compat': ['nohide_stale', 'sparse_super', 'xattr'], 'incompat': ['extents', 'filetype']}" ]
 check "report: free counts as the superblock has them" [ "$(j 'j["filesystem"]["free_blocks"]')" = "$("$DEBUGFS" -R "stats -h" r.img 2>/dev/null | sed -n 's/^Free blocks: *//p')" ]
@@ -68,14 +68,14 @@ ro r.img "$DEBUGFS" -R "report a b" r.img
 expect_rc 1 "report with two files"; expect_err 'Usage: report' "report usage"
 
 # Through a partition of an E01.
-truncate -s 80M disk.img
-printf 'label: gpt\nstart=8192, size=131072\n' | sfdisk -q disk.img || fail "sfdisk"
+truncate -s 24M disk.img
+printf 'label: gpt\nstart=8192, size=32768\n' | sfdisk -q disk.img || fail "sfdisk"
 dd if=r.img of=disk.img bs=512 seek=8192 conv=notrunc status=none
 ewfacquire -u -q -t ev -c best disk.img >acq.log 2>&1 || fail "ewfacquire"
 ewf_md5=$(sed -n 's/^MD5 hash calculated over data:[[:space:]]*//p' acq.log)
 ro ev.E01 "$DEBUGFS" -R "report" 'ev.E01?part=1'
 expect_rc 0 "report of an E01 partition"
 check "report: the E01's source" [ "$(json_get out '(j["source"]["path"], j["source"]["offset"], j["source"]["size"], j["source"]["partition"], j["source"]["ewf"], j["source"]["ewf_md5"])')" = \
-	"('ev.E01', $((8192 * 512)), $((131072 * 512)), 1, True, '$ewf_md5')" ]
+	"('ev.E01', $((8192 * 512)), $((32768 * 512)), 1, True, '$ewf_md5')" ]
 check "report: the same filesystem through it" [ "$(json_get out 'j["filesystem"]')" = "$(j 'j["filesystem"]')" ]
 check "report: the same deleted inodes through it" [ "$(json_get out 'j["deleted_inodes"]')" = "$(j 'j["deleted_inodes"]')" ]

@@ -29,8 +29,8 @@ chmod 4755 src/dir/sub/rnd; chmod 0640 src/a; chmod 1777 src/emptyd; chmod 2751 
 chown 123:456 src/a src/dir/more/big
 chown -h 7:8 src/short
 
-"$MKFS" -q -F -b 4096 -d src s.img 32M >mkfs.out 2>&1 || { cat mkfs.out; fail "mkfs.stalefs -d"; return 0; }
-mkfs.ext4 -q -F -b 4096 -I 256 -d src e.img 32M >mkfs.out 2>&1 || { cat mkfs.out; fail "mkfs.ext4 -d"; return 0; }
+"$MKFS" -q -F -b 4096 -d src s.img 16M >mkfs.out 2>&1 || { cat mkfs.out; fail "mkfs.stalefs -d"; return 0; }
+mkfs.ext4 -q -F -b 4096 -I 256 -d src e.img 16M >mkfs.out 2>&1 || { cat mkfs.out; fail "mkfs.ext4 -d"; return 0; }
 
 # The same removals on both, then the same times everywhere (removed inodes by number:
 # each image's own, from its own debugfs).
