@@ -29,7 +29,12 @@ struct cache_ent {
 };
 
 struct stalefs_io {
-	int fd;
+	int fd;					/* -1 for an EWF image */
+	struct stalefs_ewf *ewf;		/* an EWF image: its bytes come through libewf */
+	char *path;				/* what was opened (for stalefs_io_info) */
+	u32 part;				/* IMAGE?part=N */
+	u64 base;				/* IMAGE?offset=N: N, added to every offset */
+	u64 limit;				/* the region's size; 0: unbounded (a plain name) */
 	bool writable;
 	bool is_blockdev;
 	u32 block_size;
@@ -42,42 +47,78 @@ struct stalefs_io {
 	struct cache_ent lru;			/* sentinel (a flexible member: it stays last) */
 };
 
-static errcode_t raw_pread(struct stalefs_io *io, u64 off, size_t len, void *buf)
+/* Offsets are the region's: [off, off + len) must lie inside it. */
+static errcode_t in_region(const struct stalefs_io *io, u64 off, u64 len)
+{
+	if (io->limit && (off > io->limit || len > io->limit - off))
+		return STALEFS_ERR_PAST_REGION;
+	return 0;
+}
+
+errcode_t stalefs_io_read_media(struct stalefs_io *io, u64 off, size_t len, void *buf, size_t *got)
 {
 	u8 *p = buf;
-	const u64 off0 = off;
-	const size_t len0 = len;
 
+	*got = 0;
 	while (len > 0) {
-		ssize_t n = pread(io->fd, p, len, (off_t)off);
+		size_t n;
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
+		if (io->ewf) {
+			errcode_t err = stalefs_ewf_pread(io->ewf, io->base + off, len, p, &n);
+
+			if (err)
+				return err;
+		} else {
+			ssize_t r = pread(io->fd, p, len, (off_t)(io->base + off));
+
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				return errno;
+			}
+			n = (size_t)r;
 		}
 		if (n == 0)
-			return STALEFS_ERR_SHORT_READ;
+			break;
 		p += n;
 		off += (u64)n;
-		len -= (size_t)n;
+		len -= n;
+		*got += n;
 	}
+	return 0;
+}
+
+static errcode_t raw_pread(struct stalefs_io *io, u64 off, size_t len, void *buf)
+{
+	size_t got;
+	errcode_t err = in_region(io, off, len);
+
+	if (!err)
+		err = stalefs_io_read_media(io, off, len, buf, &got);
+	if (!err && got < len)
+		err = STALEFS_ERR_SHORT_READ;
+	if (err)
+		return err;
 	/* Overlay mode: the device's bytes, then what was written over them. */
 	if (io->ov)
-		stalefs_overlay_patch(io->ov, off0, len0, buf);
+		stalefs_overlay_patch(io->ov, off, len, buf);
 	return 0;
 }
 
 static errcode_t raw_pwrite(struct stalefs_io *io, u64 off, size_t len, const void *buf)
 {
 	const u8 *p = buf;
+	errcode_t err;
 
 	if (!io->writable)
 		return STALEFS_ERR_RO_FILSYS;
+	err = in_region(io, off, len);
+	if (err)
+		return err;
 	if (io->ov)
 		return stalefs_overlay_write(io->ov, off, len, buf);
 	while (len > 0) {
-		ssize_t n = pwrite(io->fd, p, len, (off_t)off);
+		ssize_t n = pwrite(io->fd, p, len, (off_t)(io->base + off));
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -95,31 +136,139 @@ static errcode_t raw_pwrite(struct stalefs_io *io, u64 off, size_t len, const vo
 	return 0;
 }
 
+/* Bytes in the whole file, device or EWF media. */
+static errcode_t media_size(const struct stalefs_io *io, u64 *bytes)
+{
+	struct stat st;
+
+	if (io->ewf) {
+		*bytes = stalefs_ewf_size(io->ewf);
+		return 0;
+	}
+	if (fstat(io->fd, &st) < 0)
+		return errno;
+	if (S_ISBLK(st.st_mode))
+		return ioctl(io->fd, BLKGETSIZE64, bytes) < 0 ? errno : 0;
+	*bytes = (u64)st.st_size;
+	return 0;
+}
+
+/* IMAGE?offset=N[&size=M]: where the region is, checked against the image once, at open. */
+static errcode_t set_region(struct stalefs_io *io, const struct stalefs_io_name *n)
+{
+	u64 whole;
+	errcode_t err = media_size(io, &whole);
+
+	if (err)
+		return err;
+	if (n->offset >= whole)
+		return STALEFS_ERR_REGION_OUTSIDE;
+	/* A file may be shorter than the region it is given: it grows when written. */
+	if (n->size && (io->is_blockdev || io->ewf) && n->size > whole - n->offset)
+		return STALEFS_ERR_REGION_OUTSIDE;
+	io->base = n->offset;
+	io->limit = n->size ? n->size : whole - n->offset;
+	return 0;
+}
+
+/* IMAGE?part=N: the region the partition table gives partition N. */
+static errcode_t set_partition(struct stalefs_io *io, u32 number)
+{
+	struct stalefs_ptable t;
+	const struct stalefs_partition *p;
+	errcode_t err = stalefs_ptable_read(io, &t);
+
+	if (err)
+		return err;
+	p = stalefs_ptable_find(&t, number);
+	if (!p)
+		err = STALEFS_ERR_NO_PARTITION;
+	else if (p->problem || p->extended)
+		err = STALEFS_ERR_BAD_PARTITION;
+	else {
+		io->base = p->start;
+		io->limit = p->size;
+		io->part = number;
+	}
+	stalefs_ptable_free(&t);
+	return err;
+}
+
+/* The file or device, or the EWF image behind it (read-only). */
+static errcode_t open_source(struct stalefs_io *io, const char *path, int flags)
+{
+	struct stat st;
+	int fd = open(path, flags);
+
+	if (fd < 0)
+		return errno == EBUSY ? STALEFS_ERR_MOUNTED : errno;
+	if (fstat(fd, &st) == 0)
+		io->is_blockdev = S_ISBLK(st.st_mode);
+	if (S_ISREG(st.st_mode) && stalefs_ewf_signature(fd)) {
+		errcode_t err = (flags & O_ACCMODE) != O_RDONLY ? STALEFS_ERR_EWF_READ_ONLY
+								 : stalefs_ewf_open(path, &io->ewf);
+
+		close(fd);
+		io->fd = -1;
+		return err;
+	}
+	io->fd = fd;
+	return 0;
+}
+
 errcode_t stalefs_io_open(const char *name, bool writable, bool exclusive, struct stalefs_io **ret)
 {
+	struct stalefs_io_name n;
 	struct stalefs_io *io;
 	struct stat st;
 	int flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+	errcode_t err = stalefs_io_parse_name(name, &n);
 
+	if (err)
+		return err;
 	io = calloc(1, sizeof(*io));
-	if (!io)
+	if (!io) {
+		stalefs_io_name_free(&n);
 		return STALEFS_ERR_NO_MEMORY;
-	if (exclusive && writable && stat(name, &st) == 0 && S_ISBLK(st.st_mode))
-		flags |= O_EXCL;
-	io->fd = open(name, flags);
-	if (io->fd < 0) {
-		errcode_t err = errno;
-
-		free(io);
-		return err == EBUSY ? STALEFS_ERR_MOUNTED : err;
 	}
-	if (fstat(io->fd, &st) == 0)
-		io->is_blockdev = S_ISBLK(st.st_mode);
+	io->fd = -1;
+	io->lru.prev = io->lru.next = &io->lru;
+	if (exclusive && writable && stat(n.path, &st) == 0 && S_ISBLK(st.st_mode))
+		flags |= O_EXCL;
+	err = open_source(io, n.path, flags);
+	if (!err && n.part)
+		err = set_partition(io, n.part);
+	else if (!err && n.region)
+		err = set_region(io, &n);
+	io->path = n.path;	/* kept: the name's parts belong to io now */
+	n.path = NULL;
+	stalefs_io_name_free(&n);
+	if (err) {
+		if (io->fd >= 0)
+			close(io->fd);
+		stalefs_ewf_close(io->ewf);
+		free(io->path);
+		free(io);
+		return err;
+	}
 	io->writable = writable;
 	io->block_size = 1024;
-	io->lru.prev = io->lru.next = &io->lru;
 	*ret = io;
 	return 0;
+}
+
+void stalefs_io_info(struct stalefs_io *io, struct stalefs_io_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->path = io->path;
+	info->ewf = io->ewf != NULL;
+	if (media_size(io, &info->media_bytes))
+		info->media_bytes = 0;
+	info->offset = io->base;
+	info->size = io->limit ? io->limit : info->media_bytes;
+	info->part = io->part;
+	if (io->ewf)
+		stalefs_ewf_hashes(io->ewf, info->ewf_md5, info->ewf_sha1);
 }
 
 static void cache_drop_all(struct stalefs_io *io)
@@ -336,13 +485,16 @@ errcode_t stalefs_io_pwrite(struct stalefs_io *io, u64 off, u32 len, const void 
 errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count)
 {
 	u64 off = block * io->block_size, len = count * io->block_size, done = 0;
-	u64 range[2] = { off, len };
+	u64 range[2] = { io->base + off, len };
 	u64 b;
 	void *zero;
 	errcode_t err = 0;
 
 	if (!io->writable)
 		return STALEFS_ERR_RO_FILSYS;
+	err = in_region(io, off, len);
+	if (err)
+		return err;
 	for (b = 0; b < count && io->count; b++) {
 		struct cache_ent *e = cache_find(io, block + b);
 
@@ -355,7 +507,7 @@ errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count)
 		return stalefs_overlay_zero(io->ov, off, len);
 	io->unsynced = true;
 	if (!io->is_blockdev &&
-	    fallocate(io->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0)
+	    fallocate(io->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(io->base + off), (off_t)len) == 0)
 		return 0;
 	if (io->is_blockdev && ioctl(io->fd, BLKZEROOUT, range) == 0)
 		return 0;
@@ -386,7 +538,10 @@ static errcode_t write_run(struct stalefs_io *io, struct cache_ent **run, u32 n)
 	u64 off = run[0]->block * io->block_size;
 	ssize_t w;
 	u32 i;
+	errcode_t err = in_region(io, off, (u64)n * io->block_size);
 
+	if (err)
+		return err;
 	if (n == 1 || io->ov) {
 		for (i = 0; i < n; i++) {
 			errcode_t err = raw_pwrite(io, run[i]->block * io->block_size, io->block_size, run[i]->data);
@@ -401,7 +556,7 @@ static errcode_t write_run(struct stalefs_io *io, struct cache_ent **run, u32 n)
 		iov[i].iov_len = io->block_size;
 	}
 	do
-		w = pwritev(io->fd, iov, (int)n, (off_t)off);
+		w = pwritev(io->fd, iov, (int)n, (off_t)(io->base + off));
 	while (w < 0 && errno == EINTR);
 	if (w < 0)
 		return errno;
@@ -466,25 +621,21 @@ errcode_t stalefs_io_close(struct stalefs_io *io)
 		err = stalefs_io_flush(io);
 	cache_drop_all(io);
 	stalefs_overlay_free(io->ov);
-	if (close(io->fd) < 0 && !err)
+	if (io->fd >= 0 && close(io->fd) < 0 && !err)
 		err = errno;
+	stalefs_ewf_close(io->ewf);
+	free(io->path);
 	free(io);
 	return err;
 }
 
 errcode_t stalefs_io_size(struct stalefs_io *io, u64 *bytes)
 {
-	struct stat st;
-
-	if (fstat(io->fd, &st) < 0)
-		return errno;
-	if (S_ISBLK(st.st_mode)) {
-		if (ioctl(io->fd, BLKGETSIZE64, bytes) < 0)
-			return errno;
+	if (io->limit) {
+		*bytes = io->limit;
 		return 0;
 	}
-	*bytes = (u64)st.st_size;
-	return 0;
+	return media_size(io, bytes);
 }
 
 void stalefs_io_set_cache_limit(struct stalefs_io *io, u32 max_blocks)
@@ -531,10 +682,18 @@ errcode_t stalefs_io_read_uncached(struct stalefs_io *io, u64 block, u32 count, 
 
 errcode_t stalefs_io_set_overlay(struct stalefs_io *io)
 {
-	int mode = fcntl(io->fd, F_GETFL);
+	int mode;
 
 	if (io->ov)
 		return 0;
+	if (io->ewf) {
+		/* Nothing there can be written: the overlay alone makes it writable. */
+		io->ov = stalefs_overlay_new(io);
+		io->writable = true;
+		io->unsynced = false;
+		return 0;
+	}
+	mode = fcntl(io->fd, F_GETFL);
 	if (mode < 0)
 		return errno;
 	/* A descriptor that could write is swapped for a read-only one to the same file:
@@ -550,7 +709,7 @@ errcode_t stalefs_io_set_overlay(struct stalefs_io *io)
 		close(io->fd);
 		io->fd = fd;
 	}
-	io->ov = stalefs_overlay_new(io->fd);
+	io->ov = stalefs_overlay_new(io);
 	io->writable = true;
 	io->unsynced = false;
 	return 0;

@@ -79,8 +79,13 @@ Suite *helpers_suite(void);
 Suite *journal_format_suite(void);
 Suite *journal_replay_suite(void);
 Suite *overlay_suite(void);
+Suite *io_region_suite(void);
 Suite *emap_suite(void);
 Suite *orphan_suite(void);
 Suite *tune_suite(void);
+Suite *hash_suite(void);
+Suite *timeline_suite(void);
+Suite *jhistory_suite(void);
+Suite *partition_suite(void);
 
 #endif
