@@ -249,7 +249,8 @@ struct promises *promises_load(const char *events, long upto)
 	}
 	free(buf);
 	fclose(f);
-	qsort(lines, nlines, sizeof(*lines), line_cmp);
+	if (nlines)
+		qsort(lines, nlines, sizeof(*lines), line_cmp);
 	for (i = 0; i < nlines && !bad; i++)
 		bad = apply(p, events, &lines[i]) != 0;
 	for (i = 0; i < nlines; i++)
@@ -259,8 +260,11 @@ struct promises *promises_load(const char *events, long upto)
 		promises_free(p);
 		return NULL;
 	}
-	qsort(p->stale, p->nstale, sizeof(*p->stale), u64_cmp);
-	qsort(p->ids, p->nids, sizeof(*p->ids), id_cmp);
+	/* (qsort and bsearch want a real array even for none) */
+	if (p->nstale)
+		qsort(p->stale, p->nstale, sizeof(*p->stale), u64_cmp);
+	if (p->nids)
+		qsort(p->ids, p->nids, sizeof(*p->ids), id_cmp);
 	return p;
 }
 
@@ -436,14 +440,14 @@ static void check_symlink(struct promises *p, int mnt, const struct path *q)
 
 static int is_stale_ino(const struct promises *p, uint64_t ino)
 {
-	return bsearch(&ino, p->stale, p->nstale, sizeof(*p->stale), u64_cmp) != NULL;
+	return p->nstale && bsearch(&ino, p->stale, p->nstale, sizeof(*p->stale), u64_cmp) != NULL;
 }
 
 static int id_of_ino(const struct promises *p, uint32_t id, uint64_t ino)
 {
 	struct file_id key = { ino, id };
 
-	return bsearch(&key, p->ids, p->nids, sizeof(*p->ids), id_cmp) != NULL;
+	return p->nids && bsearch(&key, p->ids, p->nids, sizeof(*p->ids), id_cmp) != NULL;
 }
 
 /*
