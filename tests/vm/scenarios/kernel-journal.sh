@@ -2,7 +2,7 @@
 # The journal's rules, one at a time (issue 13 part 2): the image needs
 # recovery exactly while mounted, commit=, an unchanged inode's fsync
 # costs no commit (and its overwritten data is still durable), the three
-# shutdown modes, orphans finished at mount (unlinked while open, truncation
+# shutdown modes (and what each leaves in the kernel log), orphans finished at mount (unlinked while open, truncation
 # under way), freeze leaves an image that needs no recovery, norecovery
 # shows the disk as it is, a journal I/O error makes the filesystem
 # read-only and records it, and an image without a journal still works.
@@ -191,6 +191,28 @@ dmsetup remove jerr
 [[ $(sb_field "$D" "Error count") != 0 ]] || fail "the journal error was not recorded in the superblock"
 "$FSCK_STALEFS" -fy "$D" >/tmp/fsck.out || (($? < 4)) || { cat /tmp/fsck.out; fail "fsck could not repair after the journal error"; }
 fsck_clean "$D"
+
+note "a shutdown in each mode with conversions pending and metadata changing: only jbd2's own warning for an abort mid-commit, and only without the log flush"
+for flag in 0 1 2; do
+	"$MKFS_STALEFS" -q -F "$D" 64M
+	mount -t stalefs -o commit=1 "$D" $m
+	# Written back and converted in memory, the conversions not yet saved.
+	for i in 1 2 3 4; do xfs_io -f -c "pwrite -q -S 0x4d 0 256k" -c "sync_range -w 0 256k" $m/p$i; done
+	( for i in $(seq 1 200); do mkdir $m/c$i 2>/dev/null && : >$m/c$i/f 2>/dev/null || exit 0; done ) &
+	churn=$!
+	sleep 1
+	dmesg -C
+	"$IOCTL" goingdown $flag $m >/dev/null || fail "goingdown $flag failed"
+	wait $churn || true
+	sleep 1.5				# the save worker's second
+	umount $m
+	bad=$(dmesg | grep -E "stalefs.*error in|stalefs_save_pending" || true)
+	[[ -z $bad ]] || fail "after shutdown $flag the kernel reported an error: $bad"
+	((flag == 2)) || ! dmesg | grep -q "freeing b_frozen_data" ||
+		fail "jbd2 threw away a frozen buffer after shutdown $flag: the last commit was not quiet"
+	"$FSCK_STALEFS" -fy "$D" >/tmp/fsck.out 2>&1 || (($? < 4)) || { cat /tmp/fsck.out; fail "fsck after shutdown $flag"; }
+	fsck_clean "$D"
+done
 
 note "an image without a journal keeps working"
 "$MKFS_STALEFS" -q -F -O ^has_journal "$D"
