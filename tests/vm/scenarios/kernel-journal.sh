@@ -74,7 +74,7 @@ xfs_io -f -c "pwrite -q -S 0x43 0 32k" -c fsync $m/kept
 "$IOCTL" goingdown 2 $m >/dev/null || fail "goingdown 2 failed"
 umount $m
 mount -t stalefs -o commit=3600 "$D" $m
-dmesg | grep -q "stalefs ($(basename "$D")): recovering the journal" || fail "no journal recovery at mount"
+dmesg | has "stalefs ($(basename "$D")): recovering the journal" || fail "no journal recovery at mount"
 pattern_only $m/kept 43
 [[ ! -e $m/lost ]] || fail "a file created after the last commit survived a shutdown without log flush"
 
@@ -94,7 +94,7 @@ umount $m
 [[ $(features "$D") != *needs_recovery* ]] || fail "needs recovery after a freezing shutdown"
 dmesg -C
 mount -t stalefs -o commit=3600 "$D" $m
-! dmesg | grep -q "recovering the journal" || fail "recovered after a freezing shutdown"
+! dmesg | has "recovering the journal" || fail "recovered after a freezing shutdown"
 pattern_only $m/frozen 45
 
 note "an inode unlinked while open is an orphan; a crash leaves it to the next mount"
@@ -108,7 +108,7 @@ exec 3>&-				# the last close frees nothing after a shutdown
 umount $m
 dmesg -C
 mount -t stalefs -o commit=3600 "$D" $m
-dmesg | grep -q "released 1 orphan" || fail "the orphan was not released at mount: $(dmesg | grep stalefs | tail -3)"
+dmesg | has "released 1 orphan" || fail "the orphan was not released at mount: $(dmesg | grep stalefs | tail -3)"
 free1=$(stat -f -c %f $m)
 # Its 1024 blocks came back (a block or two may have gone to directory growth since).
 ((free1 + 8 >= free0)) || fail "free blocks $free1 after the orphan was released, $free0 before it was written"
@@ -125,7 +125,7 @@ umount $m
 "$DEBUGFS_STALEFS" -w -R "sif <$ino> flags 0x02000000" "$D"
 "$DEBUGFS_STALEFS" -w -R "set_bg 0 orphan_count 1" "$D"
 mount -t stalefs -o commit=3600 "$D" $m
-dmesg | grep -q "finished 1 truncation" || fail "the truncation was not finished at mount"
+dmesg | has "finished 1 truncation" || fail "the truncation was not finished at mount"
 assert_eq 65536 "$(stat -c %s $m/cut)" "size after the truncation"
 assert_eq 128 "$(stat -c %b $m/cut)" "512-byte blocks held after the truncation"
 umount $m
@@ -184,7 +184,7 @@ dmsetup suspend --nolockfs jerr
 dmsetup resume jerr
 assert_fails xfs_io -c fsync $m/before-error
 grep -q " $m stalefs ro" /proc/mounts || fail "not read-only after the journal failed: $(grep stalefs /proc/mounts)"
-dmesg | grep -q "remounting filesystem read-only" || fail "no read-only message"
+dmesg | has "remounting filesystem read-only" || fail "no read-only message"
 assert_errno EROFS touch $m/after-error
 umount $m
 dmsetup remove jerr
@@ -208,7 +208,7 @@ for flag in 0 1 2; do
 	umount $m
 	bad=$(dmesg | grep -E "stalefs.*error in|stalefs_save_pending" || true)
 	[[ -z $bad ]] || fail "after shutdown $flag the kernel reported an error: $bad"
-	((flag == 2)) || ! dmesg | grep -q "freeing b_frozen_data" ||
+	((flag == 2)) || ! dmesg | has "freeing b_frozen_data" ||
 		fail "jbd2 threw away a frozen buffer after shutdown $flag: the last commit was not quiet"
 	"$FSCK_STALEFS" -fy "$D" >/tmp/fsck.out 2>&1 || (($? < 4)) || { cat /tmp/fsck.out; fail "fsck after shutdown $flag"; }
 	fsck_clean "$D"
