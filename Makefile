@@ -31,7 +31,7 @@ EXTRA_LDFLAGS ?=
 CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror \
 	  $(OPT) -g $(SANFLAGS) -Iformat -Iformat/core -Iformat/lib -I$(BUILD)/gen $(EXTRA_CFLAGS)
 LDFLAGS := $(SANFLAGS) $(EXTRA_LDFLAGS)
-LDLIBS := -lcom_err -lz
+LDLIBS := -lcom_err -lz -lewf
 
 .PHONY: all check demo install clean deps programs
 all: programs
@@ -92,7 +92,7 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # ---- install: tools where mkfs -t / fsck -t find them, man pages, the public header ----
-INSTALL_PROGRAMS = $(filter $(BUILD)/mkfs.stalefs $(BUILD)/fsck.stalefs $(BUILD)/debugfs.stalefs $(BUILD)/tunefs.stalefs $(BUILD)/stalefs-falloc,$(PROGRAMS))
+INSTALL_PROGRAMS = $(filter $(BUILD)/mkfs.stalefs $(BUILD)/fsck.stalefs $(BUILD)/debugfs.stalefs $(BUILD)/tunefs.stalefs $(BUILD)/stalefs-falloc $(BUILD)/stalefs-timeline $(BUILD)/stalefs-mmls,$(PROGRAMS))
 MAN8 = $(wildcard mkfs/*.8 fsck/*.8 debugfs/*.8 tunefs/*.8 tools/*.8 fuse/*.8)
 # install-tools is the userspace half alone (no kernel headers needed): the
 # Debian package build (make deb) uses it.

@@ -162,6 +162,8 @@ extern volatile sig_atomic_t fsck_cancel_requested;
 
 /* main.c */
 int fsck_main(int argc, char **argv);
+/* The filesystem has a journal (or had one this run cleared): PR_JOURNAL_LAZY rules are lazy. */
+bool fsck_journal_lazy(struct fsck_ctx *ctx);
 /* Every way out goes through here, so that an embedding (the fuzzer) can return instead. */
 _Noreturn void fsck_exit(int status);
 extern void *fsck_exit_jmp;		/* a jmp_buf *: longjmp there with 0x100 | status */
@@ -176,6 +178,8 @@ void progress_done(struct fsck_ctx *ctx);
 /* super.c: pass 0 */
 int fsck_open(struct fsck_ctx *ctx);
 void check_super_and_groups(struct fsck_ctx *ctx);
+/* itable_mark.c: each group's unused-inode mark against its bitmap and the names that point past it */
+void check_itable_marks(struct fsck_ctx *ctx);
 
 /* journal.c: before the check (fields, journal superblock, replay), after it (recreate) */
 void journal_check(struct fsck_ctx *ctx);

@@ -273,6 +273,12 @@ static int finish(struct fsck_ctx *ctx)
 	return status;
 }
 
+bool fsck_journal_lazy(struct fsck_ctx *ctx)
+{
+	return (le32_to_cpu(ctx->fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) ||
+	       ctx->journal_cleared;
+}
+
 int fsck_main(int argc, char **argv)
 {
 	struct fsck_ctx ctx;

@@ -169,7 +169,6 @@ static void check_counts(struct fsck_ctx *ctx)
 	u64 total_blocks = 0;
 	u32 total_inodes = 0, grp, i;
 	struct problem_ctx p;
-	bool lazy;
 
 	for (grp = 0; grp < g->groups_count; grp++) {
 		struct stalefs_group *sg = &fs->groups[grp];
@@ -230,17 +229,12 @@ static void check_counts(struct fsck_ctx *ctx)
 		total_blocks += fb;
 		total_inodes += fi;
 	}
-	/*
-	 * With a journal (or one this run cleared) the superblock is written in place only at sync
-	 * and unmount, so after a crash its totals lag the (journaled) descriptors: set them without
-	 * calling it damage, as e2fsck does for lazy counts.  Without one, a wrong total is reported.
-	 */
-	lazy = (le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) || ctx->journal_cleared;
+	/* With a journal these lag after a crash: PR_JOURNAL_LAZY in the table says what then. */
 	memset(&p, 0, sizeof(p));
 	if (le64_to_cpu(fs->sb.s_free_blocks_count) != total_blocks) {
 		p.num = le64_to_cpu(fs->sb.s_free_blocks_count);
 		p.num2 = total_blocks;
-		if (lazy ? !(ctx->options & OPT_READONLY) : fix_problem(ctx, PR_5_FREE_BLOCKS, &p)) {
+		if (fix_problem(ctx, PR_5_FREE_BLOCKS, &p)) {
 			fs->sb.s_free_blocks_count = cpu_to_le64(total_blocks);
 			stalefs_mark_super_dirty(fs);
 		}
@@ -248,7 +242,7 @@ static void check_counts(struct fsck_ctx *ctx)
 	if (le32_to_cpu(fs->sb.s_free_inodes_count) != total_inodes) {
 		p.num = le32_to_cpu(fs->sb.s_free_inodes_count);
 		p.num2 = total_inodes;
-		if (lazy ? !(ctx->options & OPT_READONLY) : fix_problem(ctx, PR_5_FREE_INODES, &p)) {
+		if (fix_problem(ctx, PR_5_FREE_INODES, &p)) {
 			fs->sb.s_free_inodes_count = cpu_to_le32(total_inodes);
 			stalefs_mark_super_dirty(fs);
 		}

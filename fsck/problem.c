@@ -288,9 +288,9 @@ static const struct problem table[] = {
 	  P_FIX, PR_PREEN_OK | PR_PREEN_NOMSG, 0 },
 	/* The superblock totals are summaries the descriptors outrank: a wrong one is no error left behind. */
 	{ PR_5_FREE_BLOCKS, "Free blocks count wrong (%N, counted=%M).", P_FIX,
-	  PR_PREEN_OK | PR_PREEN_NOMSG | PR_NO_OK, 0 },
+	  PR_PREEN_OK | PR_PREEN_NOMSG | PR_NO_OK | PR_JOURNAL_LAZY, 0 },
 	{ PR_5_FREE_INODES, "Free inodes count wrong (%N, counted=%M).", P_FIX,
-	  PR_PREEN_OK | PR_PREEN_NOMSG | PR_NO_OK, 0 },
+	  PR_PREEN_OK | PR_PREEN_NOMSG | PR_NO_OK | PR_JOURNAL_LAZY, 0 },
 	{ PR_5_GROUP_ORPHANS, "Orphan inodes count wrong for group #%g (%N, counted=%M).",
 	  P_FIX, PR_PREEN_OK | PR_PREEN_NOMSG, 0 },
 	/* Shown even when preening: it is the stale audit's index (S6). */
@@ -536,6 +536,8 @@ bool fix_problem(struct fsck_ctx *ctx, int code, struct problem_ctx *pctx)
 		}
 		return false;
 	}
+	if ((pr->flags & PR_JOURNAL_LAZY) && fsck_journal_lazy(ctx))
+		return !(ctx->options & OPT_READONLY);
 	if (ctx->options & OPT_DEBUG)
 		printf("(0x%06x) ", code);
 	if (preen) {

@@ -42,6 +42,15 @@ struct problem_ctx {
 #define PR_PREEN_NOMSG	0x0010	/* in preen mode fix it silently */
 #define PR_NO_NOMSG	0x0020	/* with -n, say nothing (follows from an earlier answer) */
 #define PR_LATCH	0x0040	/* a fragment of a latched question (see latch groups) */
+/*
+ * With a journal the kernel keeps this lazily, not at every commit (the
+ * superblock's summaries are written in place at sync and unmount only),
+ * so after a crash it may lag what the journal made consistent: fixed
+ * without a word (-n leaves it, also without a word), and no change or
+ * error is counted.  Without a journal it is a problem like any other.
+ * kernel/README.md lists what the kernel writes in place and why.
+ */
+#define PR_JOURNAL_LAZY	0x0080
 
 /* Latch groups: fragments printed on one line, answered once by end_latch(). */
 enum problem_latch {

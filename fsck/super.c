@@ -3,8 +3,8 @@
  * Pass 0: open the filesystem (falling back to a backup superblock when the
  * primary is unusable, as e2fsck does), then check the superblock fields and
  * every group descriptor: checksums, where the bitmaps and inode tables are,
- * flags, and the unused-inode mark against the inode bitmap.  Free counts
- * are left to pass 5, which counts them from the computed maps.
+ * flags; then the unused-inode marks (itable_mark.c).  Free counts are left
+ * to pass 5, which counts them from the computed maps.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -356,115 +356,6 @@ static bool check_desc_locations(struct fsck_ctx *ctx, u32 group, bool force)
 	return moved;
 }
 
-/*
- * The last slot at or past 'mark' holding an inode in use, judged from the
- * table itself, or -1: a mode, links, no deletion time, a checksum that is
- * its own, and made since this filesystem was (a table mkfs left unzeroed
- * may hold inodes of an older one with the same UUID).  After a power cut
- * the descriptor (its mark, its INODE_UNINIT flag) and the inode bitmap can
- * be older than an inode an fsync wrote and a directory already names: the
- * kernel writes neither with the fsync.  New inodes are taken lowest slot
- * first, so the table is followed block by block only while a block still
- * holds one: a few blocks at most.
- */
-static long live_inode_past_mark(struct fsck_ctx *ctx, u32 group, u32 mark)
-{
-	stalefs_fs *fs = ctx->fs;
-	const struct stalefs_geom *g = &fs->geom;
-	u64 table = le64_to_cpu(fs->groups[group].desc.bg_inode_table);
-	u32 ipb = g->inodes_per_block, b, s;
-	u8 *buf = malloc(fs->block_size);
-	long last = -1;
-
-	if (!buf)
-		fsck_fatal(ctx, STALEFS_ERR_NO_MEMORY, "while reading the inode table");
-	for (b = mark / ipb; b < g->inode_table_blocks; b++) {
-		bool found = false;
-
-		if (stalefs_io_read(fs->io, table + b, 1, buf))
-			break;		/* pass 1 reports an unreadable table */
-		for (s = b == mark / ipb ? mark % ipb : 0; s < ipb; s++) {
-			struct stalefs_inode inode;
-			u32 ino = group * g->inodes_per_group + b * ipb + s + 1;
-
-			memcpy(&inode, buf + (size_t)s * g->inode_size, sizeof(inode));
-			if (!le16_to_cpu(inode.i_mode) || !le16_to_cpu(inode.i_links_count) ||
-			    le64_to_cpu(inode.i_dtime) ||
-			    le64_to_cpu(inode.i_crtime) < le64_to_cpu(fs->sb.s_mkfs_time))
-				continue;
-			/* One that looks allocated keeps the walk going even if its
-			 * checksum fails (pass 1 judges it); only a sound one moves the
-			 * mark.  Stopping at it once left a sound inode behind it unseen. */
-			found = true;
-			if (!stalefs_verify_inode_csum(fs->seed, ino, &inode))
-				last = (long)(b * ipb + s);
-		}
-		if (!found)
-			break;
-	}
-	free(buf);
-	return last;
-}
-
-/* Inodes in use past the unused-inode mark would never be scanned: move the mark. */
-static void check_itable_unused(struct fsck_ctx *ctx, u32 group)
-{
-	stalefs_fs *fs = ctx->fs;
-	struct stalefs_group *grp = &fs->groups[group];
-	struct stalefs_group_desc *d = &grp->desc;
-	u32 ipg = fs->geom.inodes_per_group, unused = le32_to_cpu(d->bg_itable_unused), i, last = 0;
-	bool any = false, uninit;
-	long live;
-	struct problem_ctx p;
-
-	memset(&p, 0, sizeof(p));
-	p.group = group;
-	if (unused > ipg) {
-		p.num = unused;
-		p.num2 = ipg;
-		if (fix_problem(ctx, PR_0_ITABLE_UNUSED_RANGE, &p)) {
-			unused = ipg;
-			d->bg_itable_unused = cpu_to_le32(ipg);
-			stalefs_mark_desc_dirty(fs, group);
-		} else {
-			return;
-		}
-	}
-	uninit = le16_to_cpu(d->bg_flags) & STALEFS_BG_INODE_UNINIT;
-	if (!uninit && grp->inode_bitmap)
-		for (i = ipg; i-- > 0;)
-			if (bit_test(grp->inode_bitmap, i)) {
-				last = i;
-				any = true;
-				break;
-			}
-	/* Group 0's reserved inodes (1-10) are always in use: their slots must be scanned. */
-	if (group == 0 && (!any || last < STALEFS_FIRST_INO - 2)) {
-		any = true;
-		last = STALEFS_FIRST_INO - 2;
-	}
-	/* Group 0's reserved slots are mostly empty: the walk would stop in them. */
-	live = live_inode_past_mark(ctx, group, uninit ? 0 :
-				    group == 0 && ipg - unused < STALEFS_FIRST_INO - 1 ? STALEFS_FIRST_INO - 1 :
-				    ipg - unused);
-	if (live >= 0 && (!any || (u32)live > last)) {
-		any = true;
-		last = (u32)live;
-	}
-	if (any && (last >= ipg - unused || (uninit && live >= 0))) {
-		p.ino = group * ipg + last + 1;
-		p.num = unused;
-		if (fix_problem(ctx, PR_0_ITABLE_UNUSED, &p)) {
-			if (last >= ipg - unused)
-				d->bg_itable_unused = cpu_to_le32(ipg - last - 1);
-			/* Its bitmap is rebuilt from what pass 1 finds. */
-			if (uninit && live >= 0)
-				d->bg_flags = cpu_to_le16(le16_to_cpu(d->bg_flags) & ~STALEFS_BG_INODE_UNINIT);
-			stalefs_mark_desc_dirty(fs, group);
-		}
-	}
-}
-
 void check_super_and_groups(struct fsck_ctx *ctx)
 {
 	stalefs_fs *fs = ctx->fs;
@@ -514,6 +405,5 @@ void check_super_and_groups(struct fsck_ctx *ctx)
 		fix_problem(ctx, PR_0_BITMAP_READ, &p);
 	}
 	fs->bitmaps_loaded = true;
-	for (g = 0; g < fs->geom.groups_count; g++)
-		check_itable_unused(ctx, g);
+	check_itable_marks(ctx);
 }

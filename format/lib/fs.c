@@ -211,6 +211,31 @@ fail:
 	return err;
 }
 
+errcode_t stalefs_open_tolerant(const char *name, int flags, u64 sb_block, u32 block_size, stalefs_fs **ret,
+				void (*warn)(void *priv, const char *what), void *priv)
+{
+	char what[256];
+	errcode_t err = stalefs_open(name, flags, sb_block, block_size, ret);
+
+	/* Not the device or its name: the image is there but damaged.  A bad magic number or
+	 * unknown incompatible features mean the layout cannot be understood at all. */
+	if (err && err != STALEFS_ERR_BAD_MAGIC && err != STALEFS_ERR_UNSUPP_FEATURE &&
+	    !stalefs_io_error(err) && !(flags & STALEFS_OPEN_FORCE)) {
+		snprintf(what, sizeof(what), "%s; opening anyway", error_message(err));
+		warn(priv, what);
+		flags |= STALEFS_OPEN_FORCE;
+		err = stalefs_open(name, flags, sb_block, block_size, ret);
+	}
+	if (err == STALEFS_ERR_BITMAP_CSUM && !(flags & STALEFS_OPEN_NO_BITMAPS)) {
+		/* A bad bitmap should not hide the rest of the image. */
+		snprintf(what, sizeof(what), "%s while reading bitmaps; opening without them (catastrophic mode)",
+			 error_message(err));
+		warn(priv, what);
+		err = stalefs_open(name, flags | STALEFS_OPEN_NO_BITMAPS, sb_block, block_size, ret);
+	}
+	return err;
+}
+
 errcode_t stalefs_set_overlay(stalefs_fs *fs)
 {
 	errcode_t err = stalefs_io_set_overlay(fs->io);

@@ -29,7 +29,10 @@ struct cache_ent {
 };
 
 struct stalefs_io {
-	int fd;
+	int fd;					/* -1 for an EWF image */
+	struct stalefs_ewf *ewf;		/* an EWF image: its bytes come through libewf */
+	char *path;				/* what was opened (for stalefs_io_info) */
+	u32 part;				/* IMAGE?part=N */
 	u64 base;				/* IMAGE?offset=N: N, added to every offset */
 	u64 limit;				/* the region's size; 0: unbounded (a plain name) */
 	bool writable;
@@ -54,32 +57,53 @@ static errcode_t in_region(const struct stalefs_io *io, u64 off, u64 len)
 	return 0;
 }
 
-static errcode_t raw_pread(struct stalefs_io *io, u64 off, size_t len, void *buf)
+errcode_t stalefs_io_read_media(struct stalefs_io *io, u64 off, size_t len, void *buf, size_t *got)
 {
 	u8 *p = buf;
-	const u64 off0 = off;
-	const size_t len0 = len;
-	errcode_t err = in_region(io, off, len);
 
-	if (err)
-		return err;
+	*got = 0;
 	while (len > 0) {
-		ssize_t n = pread(io->fd, p, len, (off_t)(io->base + off));
+		size_t n;
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
+		if (io->ewf) {
+			errcode_t err = stalefs_ewf_pread(io->ewf, io->base + off, len, p, &n);
+
+			if (err)
+				return err;
+		} else {
+			ssize_t r = pread(io->fd, p, len, (off_t)(io->base + off));
+
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				return errno;
+			}
+			n = (size_t)r;
 		}
 		if (n == 0)
-			return STALEFS_ERR_SHORT_READ;
+			break;
 		p += n;
 		off += (u64)n;
-		len -= (size_t)n;
+		len -= n;
+		*got += n;
 	}
+	return 0;
+}
+
+static errcode_t raw_pread(struct stalefs_io *io, u64 off, size_t len, void *buf)
+{
+	size_t got;
+	errcode_t err = in_region(io, off, len);
+
+	if (!err)
+		err = stalefs_io_read_media(io, off, len, buf, &got);
+	if (!err && got < len)
+		err = STALEFS_ERR_SHORT_READ;
+	if (err)
+		return err;
 	/* Overlay mode: the device's bytes, then what was written over them. */
 	if (io->ov)
-		stalefs_overlay_patch(io->ov, off0, len0, buf);
+		stalefs_overlay_patch(io->ov, off, len, buf);
 	return 0;
 }
 
@@ -114,15 +138,19 @@ static errcode_t raw_pwrite(struct stalefs_io *io, u64 off, size_t len, const vo
 	return 0;
 }
 
-/* Bytes in the whole file or device behind fd. */
-static errcode_t fd_size(int fd, u64 *bytes)
+/* Bytes in the whole file, device or EWF media. */
+static errcode_t media_size(const struct stalefs_io *io, u64 *bytes)
 {
 	struct stat st;
 
-	if (fstat(fd, &st) < 0)
+	if (io->ewf) {
+		*bytes = stalefs_ewf_size(io->ewf);
+		return 0;
+	}
+	if (fstat(io->fd, &st) < 0)
 		return errno;
 	if (S_ISBLK(st.st_mode))
-		return ioctl(fd, BLKGETSIZE64, bytes) < 0 ? errno : 0;
+		return ioctl(io->fd, BLKGETSIZE64, bytes) < 0 ? errno : 0;
 	*bytes = (u64)st.st_size;
 	return 0;
 }
@@ -131,17 +159,62 @@ static errcode_t fd_size(int fd, u64 *bytes)
 static errcode_t set_region(struct stalefs_io *io, const struct stalefs_io_name *n)
 {
 	u64 whole;
-	errcode_t err = fd_size(io->fd, &whole);
+	errcode_t err = media_size(io, &whole);
 
 	if (err)
 		return err;
 	if (n->offset >= whole)
 		return STALEFS_ERR_REGION_OUTSIDE;
 	/* A file may be shorter than the region it is given: it grows when written. */
-	if (n->size && io->is_blockdev && n->size > whole - n->offset)
+	if (n->size && (io->is_blockdev || io->ewf) && n->size > whole - n->offset)
 		return STALEFS_ERR_REGION_OUTSIDE;
 	io->base = n->offset;
 	io->limit = n->size ? n->size : whole - n->offset;
+	return 0;
+}
+
+/* IMAGE?part=N: the region the partition table gives partition N. */
+static errcode_t set_partition(struct stalefs_io *io, u32 number)
+{
+	struct stalefs_ptable t;
+	const struct stalefs_partition *p;
+	errcode_t err = stalefs_ptable_read(io, &t);
+
+	if (err)
+		return err;
+	p = stalefs_ptable_find(&t, number);
+	if (!p)
+		err = STALEFS_ERR_NO_PARTITION;
+	else if (p->problem || p->extended)
+		err = STALEFS_ERR_BAD_PARTITION;
+	else {
+		io->base = p->start;
+		io->limit = p->size;
+		io->part = number;
+	}
+	stalefs_ptable_free(&t);
+	return err;
+}
+
+/* The file or device, or the EWF image behind it (read-only). */
+static errcode_t open_source(struct stalefs_io *io, const char *path, int flags)
+{
+	struct stat st;
+	int fd = open(path, flags);
+
+	if (fd < 0)
+		return errno == EBUSY ? STALEFS_ERR_MOUNTED : errno;
+	if (fstat(fd, &st) == 0)
+		io->is_blockdev = S_ISBLK(st.st_mode);
+	if (S_ISREG(st.st_mode) && stalefs_ewf_signature(fd)) {
+		errcode_t err = (flags & O_ACCMODE) != O_RDONLY ? STALEFS_ERR_EWF_READ_ONLY
+								 : stalefs_ewf_open(path, &io->ewf);
+
+		close(fd);
+		io->fd = -1;
+		return err;
+	}
+	io->fd = fd;
 	return 0;
 }
 
@@ -160,30 +233,44 @@ errcode_t stalefs_io_open(const char *name, bool writable, bool exclusive, struc
 		stalefs_io_name_free(&n);
 		return STALEFS_ERR_NO_MEMORY;
 	}
+	io->fd = -1;
+	io->lru.prev = io->lru.next = &io->lru;
 	if (exclusive && writable && stat(n.path, &st) == 0 && S_ISBLK(st.st_mode))
 		flags |= O_EXCL;
-	io->fd = open(n.path, flags);
-	if (io->fd < 0) {
-		err = errno;
-		free(io);
-		stalefs_io_name_free(&n);
-		return err == EBUSY ? STALEFS_ERR_MOUNTED : err;
-	}
-	if (fstat(io->fd, &st) == 0)
-		io->is_blockdev = S_ISBLK(st.st_mode);
-	if (n.region)
+	err = open_source(io, n.path, flags);
+	if (!err && n.part)
+		err = set_partition(io, n.part);
+	else if (!err && n.region)
 		err = set_region(io, &n);
+	io->path = n.path;	/* kept: the name's parts belong to io now */
+	n.path = NULL;
 	stalefs_io_name_free(&n);
 	if (err) {
-		close(io->fd);
+		if (io->fd >= 0)
+			close(io->fd);
+		stalefs_ewf_close(io->ewf);
+		free(io->path);
 		free(io);
 		return err;
 	}
 	io->writable = writable;
 	io->block_size = 1024;
-	io->lru.prev = io->lru.next = &io->lru;
 	*ret = io;
 	return 0;
+}
+
+void stalefs_io_info(struct stalefs_io *io, struct stalefs_io_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->path = io->path;
+	info->ewf = io->ewf != NULL;
+	if (media_size(io, &info->media_bytes))
+		info->media_bytes = 0;
+	info->offset = io->base;
+	info->size = io->limit ? io->limit : info->media_bytes;
+	info->part = io->part;
+	if (io->ewf)
+		stalefs_ewf_hashes(io->ewf, info->ewf_md5, info->ewf_sha1);
 }
 
 static void cache_drop_all(struct stalefs_io *io)
@@ -607,8 +694,10 @@ errcode_t stalefs_io_close(struct stalefs_io *io)
 		err = stalefs_io_flush(io);
 	cache_drop_all(io);
 	stalefs_overlay_free(io->ov);
-	if (close(io->fd) < 0 && !err)
+	if (io->fd >= 0 && close(io->fd) < 0 && !err)
 		err = errno;
+	stalefs_ewf_close(io->ewf);
+	free(io->path);
 	free(io);
 	return err;
 }
@@ -619,7 +708,7 @@ errcode_t stalefs_io_size(struct stalefs_io *io, u64 *bytes)
 		*bytes = io->limit;
 		return 0;
 	}
-	return fd_size(io->fd, bytes);
+	return media_size(io, bytes);
 }
 
 void stalefs_io_set_cache_limit(struct stalefs_io *io, u32 max_blocks)
@@ -670,10 +759,18 @@ errcode_t stalefs_io_read_uncached(struct stalefs_io *io, u64 block, u32 count, 
 
 errcode_t stalefs_io_set_overlay(struct stalefs_io *io)
 {
-	int mode = fcntl(io->fd, F_GETFL);
+	int mode;
 
 	if (io->ov)
 		return 0;
+	if (io->ewf) {
+		/* Nothing there can be written: the overlay alone makes it writable. */
+		io->ov = stalefs_overlay_new(io);
+		io->writable = true;
+		io->unsynced = false;
+		return 0;
+	}
+	mode = fcntl(io->fd, F_GETFL);
 	if (mode < 0)
 		return errno;
 	/* A descriptor that could write is swapped for a read-only one to the same file:
@@ -689,7 +786,7 @@ errcode_t stalefs_io_set_overlay(struct stalefs_io *io)
 		close(io->fd);
 		io->fd = fd;
 	}
-	io->ov = stalefs_overlay_new(io->fd, io->base);
+	io->ov = stalefs_overlay_new(io);
 	io->writable = true;
 	io->unsynced = false;
 	return 0;
@@ -741,7 +838,8 @@ errcode_t stalefs_io_sync(struct stalefs_io *io)
 
 bool stalefs_io_data_fd(const struct stalefs_io *io, int *fd, u64 *base)
 {
-	if (io->ov)
+	/* An overlay patches what the fd holds; an EWF image's fd holds compressed chunks. */
+	if (io->ov || io->ewf)
 		return false;
 	*fd = io->fd;
 	*base = io->base;

@@ -2,8 +2,9 @@
 /*
  * Image names: PATH, or PATH?offset=N[&size=M] for a filesystem that starts
  * N bytes into PATH (a partition inside a whole-disk image or device) and,
- * with size=, ends M bytes later.  Every tool opens through
- * stalefs_io_open, so every tool accepts the form.
+ * with size=, ends M bytes later, or PATH?part=N for partition N of PATH's
+ * partition table (found when it is opened).  Every tool opens through
+ * stalefs_io_open, so every tool accepts the forms.
  *
  * The rule for a '?' in a name: a name that exists as it is (a file, a
  * device, a directory) is that path, whatever it contains.  Only a name
@@ -19,7 +20,7 @@
 #include "libstalefs.h"
 #include "lib_internal.h"
 
-/* One key=value of the region: offset or size, each at most once. */
+/* One key=value of the region: offset or size, each at most once, or part alone. */
 static errcode_t parse_item(const char *item, size_t len, struct stalefs_io_name *n, bool *seen_off,
 			    bool *seen_size)
 {
@@ -38,6 +39,12 @@ static errcode_t parse_item(const char *item, size_t len, struct stalefs_io_name
 	if (klen == 6 && memcmp(item, "offset", 6) == 0 && !*seen_off) {
 		n->offset = v;
 		*seen_off = true;
+		return 0;
+	}
+	if (klen == 4 && memcmp(item, "part", 4) == 0 && !n->part) {
+		if (v == 0 || v > 0xFFFFFFFFull)
+			return STALEFS_ERR_BAD_REGION;
+		n->part = (u32)v;
 		return 0;
 	}
 	if (klen == 4 && memcmp(item, "size", 4) == 0 && !*seen_size) {
@@ -67,8 +74,8 @@ static errcode_t parse_region(const char *spec, struct stalefs_io_name *n)
 		if (amp && !*++p)
 			return STALEFS_ERR_BAD_REGION;	/* a trailing '&' */
 	}
-	/* The offset says where the filesystem is: a region without one is a mistake. */
-	if (!seen_off)
+	/* The offset, or the partition, says where the filesystem is: one of them, not both. */
+	if (seen_off == !!n->part || (n->part && seen_size))
 		return STALEFS_ERR_BAD_REGION;
 	if (seen_size && n->offset + n->size < n->offset)
 		return STALEFS_ERR_BAD_REGION;
@@ -113,5 +120,7 @@ void stalefs_io_name_free(struct stalefs_io_name *n)
 bool stalefs_io_error(errcode_t err)
 {
 	return (err > 0 && err < 4096) || err == STALEFS_ERR_MOUNTED || err == STALEFS_ERR_BAD_REGION ||
-	       err == STALEFS_ERR_REGION_OUTSIDE;
+	       err == STALEFS_ERR_REGION_OUTSIDE || err == STALEFS_ERR_NO_PARTITION_TABLE ||
+	       err == STALEFS_ERR_NO_PARTITION || err == STALEFS_ERR_BAD_PARTITION || err == STALEFS_ERR_EWF_OPEN ||
+	       err == STALEFS_ERR_EWF_READ || err == STALEFS_ERR_EWF_READ_ONLY;
 }

@@ -44,11 +44,28 @@ void stalefs_mark_block_range(stalefs_fs *fs, u64 start, u64 count);
 /* The overlay of overlay I/O mode (io_overlay.c). */
 struct stalefs_overlay;
 /* base: where the region starts in fd (IMAGE?offset=N); the overlay is kept in region offsets */
-struct stalefs_overlay *stalefs_overlay_new(int fd, u64 base);
+struct stalefs_overlay *stalefs_overlay_new(struct stalefs_io *io);
 void stalefs_overlay_free(struct stalefs_overlay *ov);
-void stalefs_overlay_set_fd(struct stalefs_overlay *ov, int fd);
 errcode_t stalefs_overlay_write(struct stalefs_overlay *ov, u64 off, size_t len, const void *buf);
 errcode_t stalefs_overlay_zero(struct stalefs_overlay *ov, u64 off, u64 len);
+/* The device's own bytes at the region's offset off (no overlay, no region limit): what
+ * there is, *got of len (fewer at the media's end). */
+errcode_t stalefs_io_read_media(struct stalefs_io *io, u64 off, size_t len, void *buf, size_t *got);
+
+/* A descriptor block's v3 tags one by one (FORMAT.md 12): *off 0 to start; NULL after the
+ * LAST_TAG one or at the checksum tail.  Each tag past the first without SAME_UUID has the
+ * 16-byte UUID after it. */
+const struct stalefs_jbd2_tag3 *stalefs_jtag_next(const struct stalefs_journal *j, const u8 *block, u32 *off);
+
+/* EWF images through libewf (io_ewf.c). */
+struct stalefs_ewf;
+bool stalefs_ewf_signature(int fd);
+errcode_t stalefs_ewf_open(const char *path, struct stalefs_ewf **ret);
+errcode_t stalefs_ewf_pread(struct stalefs_ewf *ewf, u64 off, size_t len, void *buf, size_t *got);
+u64 stalefs_ewf_size(const struct stalefs_ewf *ewf);
+void stalefs_ewf_hashes(const struct stalefs_ewf *ewf, char md5[33], char sha1[41]);
+void stalefs_ewf_close(struct stalefs_ewf *ewf);
+
 /* Copy what the overlay holds over buf, the device's bytes [off, off+len). */
 void stalefs_overlay_patch(const struct stalefs_overlay *ov, u64 off, size_t len, void *buf);
 

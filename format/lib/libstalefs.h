@@ -27,9 +27,10 @@ struct stalefs_io;
  */
 struct stalefs_io_name {
 	char *path;		/* what is opened */
-	bool region;		/* the name gave ?offset= */
+	bool region;		/* the name gave ?offset= or ?part= */
 	u64 offset;		/* bytes into path */
 	u64 size;		/* region size in bytes; 0: to the end of path */
+	u32 part;		/* ?part=N: partition N of path's table (offset and size found at open) */
 };
 errcode_t stalefs_io_parse_name(const char *name, struct stalefs_io_name *n);
 void stalefs_io_name_free(struct stalefs_io_name *n);
@@ -38,6 +39,12 @@ void stalefs_io_name_free(struct stalefs_io_name *n);
 bool stalefs_io_error(errcode_t err);
 
 /*
+ * PATH?part=N names partition N of PATH's partition table (MBR or GPT, numbered as Linux
+ * numbers them; stalefs-mmls lists them): the region is where the table says it is.
+ * An EWF image (an .E01 file, found by its signature; its other segments beside it) is read
+ * through libewf, read-only: opening it writable is STALEFS_ERR_EWF_READ_ONLY.  Regions and
+ * partitions apply to the media the EWF image holds.
+ *
  * Opens the file or device name names, and for a region adds its offset to every read and
  * write; the region's size is the device size (stalefs_io_size), and I/O past its end fails
  * with STALEFS_ERR_PAST_REGION.  A region must start inside the image; with size= on a block
@@ -45,6 +52,17 @@ bool stalefs_io_error(errcode_t err);
  * shorter (it grows when written, as an image file given to mkfs does).
  */
 errcode_t stalefs_io_open(const char *name, bool writable, bool exclusive, struct stalefs_io **ret);
+/* What an open io reads: for case files and the tools' listings. */
+struct stalefs_io_info {
+	const char *path;	/* the file or device opened */
+	bool ewf;		/* an EWF image, read through libewf */
+	u64 media_bytes;	/* the whole file, device or EWF media */
+	u64 offset, size;	/* the region (offset 0 and the media size for a plain name) */
+	u32 part;		/* ?part=N, else 0 */
+	/* EWF: the hashes recorded at acquisition (hex, "" when none) */
+	char ewf_md5[33], ewf_sha1[41];
+};
+void stalefs_io_info(struct stalefs_io *io, struct stalefs_io_info *info);
 errcode_t stalefs_io_close(struct stalefs_io *io);	/* flushes */
 void stalefs_io_set_block_size(struct stalefs_io *io, u32 block_size);
 errcode_t stalefs_io_read(struct stalefs_io *io, u64 block, u32 count, void *buf);
@@ -129,6 +147,12 @@ typedef struct stalefs_fs {
 /* sb_block 0 opens the primary superblock; otherwise the backup at that block
  * (block_size 0: try each supported size), as e2fsck -b / -B. */
 errcode_t stalefs_open(const char *name, int flags, u64 sb_block, u32 block_size, stalefs_fs **ret);
+/* As an inspector opens evidence: a superblock or descriptor that fails verification is
+ * opened anyway (STALEFS_OPEN_FORCE), bitmaps that fail without them (NO_BITMAPS), each
+ * fallback said through warn; only what cannot be understood (no stalefs magic, unknown
+ * incompatible features, an errno) is refused. */
+errcode_t stalefs_open_tolerant(const char *name, int flags, u64 sb_block, u32 block_size, stalefs_fs **ret,
+				void (*warn)(void *priv, const char *what), void *priv);
 errcode_t stalefs_flush(stalefs_fs *fs);	/* write back everything dirty */
 errcode_t stalefs_close(stalefs_fs *fs);	/* flush (if writable) and free */
 void stalefs_free(stalefs_fs *fs);		/* free without writing */
@@ -456,10 +480,17 @@ struct stalefs_dirent_info {
 	u64 pblk;
 	u32 offset;		/* byte offset in the block */
 	u32 rec_len;
+	/* STALEFS_DIR_ITER_DELETED: a removed entry (an unused slot that still holds a name, or
+	 * one found in the space a removal gave to the entry before it); ino is what it held */
+	bool deleted;
 };
 /* Callback returns 0 to go on, 1 to stop (success), <0 to abort with that errno. */
 typedef int (*stalefs_dir_iter_fn)(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *priv);
 #define STALEFS_DIR_ITER_EMPTY	0x1	/* also report unused slots (ino 0), with the name they still hold */
+/* Also report removed entries, as fls and e2fsprogs' ls -d find them: unused slots that still
+ * hold a name, and the entries left in the unused tail of an entry's rec_len (a removal adds
+ * the removed entry's rec_len to the entry before it, FORMAT.md 8), marked deleted. */
+#define STALEFS_DIR_ITER_DELETED	0x2
 errcode_t stalefs_dir_iterate(stalefs_fs *fs, u32 dir, int flags, stalefs_dir_iter_fn fn, void *priv);
 /* The same from directory block first_lblk on (readdir resuming where it stopped). */
 errcode_t stalefs_dir_iterate_from(stalefs_fs *fs, u32 dir, u32 first_lblk, int flags, stalefs_dir_iter_fn fn,
@@ -717,6 +748,89 @@ struct stalefs_jwalk_entry {
 typedef int (*stalefs_jwalk_fn)(const struct stalefs_jwalk_entry *e, void *priv);
 errcode_t stalefs_journal_walk(struct stalefs_journal *j, int flags, stalefs_jwalk_fn fn, void *priv);
 
+/*
+ * The journal as history (journal_history.c): every journal block and what it holds,
+ * the live log (what recovery would replay) and every older block the ring has not
+ * overwritten, found by reading the whole journal (jls, jcat, jinode, undel -j).
+ */
+enum stalefs_jblock_type {
+	STALEFS_JB_UNUSED = 0,	/* nothing the log recognises: zeros, or pieces written over */
+	STALEFS_JB_SUPER,	/* journal block 0 */
+	STALEFS_JB_DESCRIPTOR,
+	STALEFS_JB_COMMIT,
+	STALEFS_JB_REVOKE,
+	STALEFS_JB_COPY,	/* a copy of a filesystem block, as its transaction logged it */
+	STALEFS_JB_OTHER,	/* the jbd2 magic with a block type stalefs never writes */
+};
+const char *stalefs_jblock_type_name(int type);
+struct stalefs_jblock {
+	u8 type;		/* STALEFS_JB_* */
+	bool live;		/* in the log from s_start that recovery would replay */
+	bool committed;		/* its transaction's commit block is in the journal, checksum good */
+	bool csum_ok;		/* its own checksum; a copy: its tag's */
+	bool revoked;		/* COPY: a revoke record of the same or a later transaction names its block */
+	u32 sequence;		/* its transaction */
+	u32 flags;		/* COPY: its tag's flags (ESCAPE, ...) */
+	u32 count;		/* DESCRIPTOR: tags; REVOKE: records */
+	u64 fs_block;		/* COPY: the filesystem block it is a copy of */
+	u64 commit_sec;		/* the commit time of its transaction (when committed) */
+	u32 commit_nsec;
+	int kind;		/* COPY: stalefs_block_classify of the copy */
+	u32 group, owner;	/* COPY: the group of group metadata; the inode an extent/dir/xattr block names */
+};
+struct stalefs_jcopy_ref {
+	u64 fs_block;
+	u32 n;				/* the journal block holding a copy of it */
+};
+struct stalefs_jhistory {
+	struct stalefs_jblock *b;	/* maxlen entries, by journal block number */
+	u32 maxlen;
+	struct stalefs_jcopy_ref *by_block;	/* every copy, by filesystem block then journal block */
+	u64 copies;			/* blocks that are copies */
+	u32 transactions;		/* distinct transactions with a commit block */
+	bool have_range;
+	u32 oldest, newest;		/* of those */
+};
+errcode_t stalefs_jhistory_build(struct stalefs_journal *j, struct stalefs_jhistory *h);
+void stalefs_jhistory_free(struct stalefs_jhistory *h);
+/* The copies of fs_block: how many, the first at h->by_block[*first]. */
+size_t stalefs_jhistory_copies_of(const struct stalefs_jhistory *h, u64 fs_block, size_t *first);
+/* Journal block n; a copy as its transaction would write it (an escaped magic put back). */
+errcode_t stalefs_jhistory_read_copy(struct stalefs_journal *j, const struct stalefs_jhistory *h, u32 n, void *buf);
+/* One inode as each journaled copy of its inode table block holds it. */
+struct stalefs_jinode_copy {
+	u32 log_block, sequence;
+	bool live, committed;
+	bool block_csum_ok;	/* the copy's tag checksum */
+	int rule;		/* the inode's checksum and verifier verdict in that copy (0: good) */
+	u64 commit_sec;
+	u32 commit_nsec;
+	struct stalefs_inode inode;
+};
+/* Every copy of ino, newest transaction first; *ret is freed by the caller. */
+errcode_t stalefs_jhistory_inode(struct stalefs_journal *j, const struct stalefs_jhistory *h, u32 ino,
+				 struct stalefs_jinode_copy **ret, size_t *count);
+/* The index nodes an old extent map was read through, and where each came from. */
+#define STALEFS_JMAP_FROM_JOURNAL	1	/* a journaled copy no newer than the inode's */
+#define STALEFS_JMAP_FROM_DISK		2	/* the disk, where the block still is that inode's node */
+struct stalefs_jmap_node {
+	u64 block;
+	int from;
+	u32 log_block;		/* FROM_JOURNAL: the journal block holding the copy used */
+};
+struct stalefs_jmap_nodes {
+	struct stalefs_jmap_node *v;	/* freed by the caller */
+	size_t n;
+	u64 bad;			/* the node that could not be found, on STALEFS_ERR_EXTENT_CORRUPT */
+};
+/* The extent map copy c of ino held: its root, then each index node from the newest
+ * journaled copy no newer than c's transaction that is ino's node (owner and generation,
+ * checksum, rules), else from the disk if the block there still is.  Neither:
+ * STALEFS_ERR_EXTENT_CORRUPT with nodes->bad.  Free map with stalefs_extent_list_free. */
+errcode_t stalefs_jhistory_extent_map(struct stalefs_journal *j, const struct stalefs_jhistory *h, u32 ino,
+				      const struct stalefs_jinode_copy *c, struct stalefs_extent_list *map,
+				      struct stalefs_jmap_nodes *nodes);
+
 /* Writing transactions (debugfs journal_write, tests), as jbd2's commit writes them. */
 struct stalefs_jtrans;
 errcode_t stalefs_jtrans_begin(struct stalefs_journal *j, struct stalefs_jtrans **ret);
@@ -808,6 +922,141 @@ void stalefs_journal_info(stalefs_fs *fs, struct stalefs_journal_info *ji);
 void stalefs_time_string(s64 t, char *out, size_t len);
 /* Every superblock field and the journal's state, one "Name:  value" line each. */
 void stalefs_print_super(FILE *f, stalefs_fs *fs);
+
+/* ---- partition tables (partition.c): MBR and GPT of whole-disk images ---- */
+#define STALEFS_PT_NONE	0
+#define STALEFS_PT_MBR	1
+#define STALEFS_PT_GPT	2
+struct stalefs_partition {
+	u32 number;		/* as Linux numbers them: MBR 1-4 primary, 5.. logical; GPT entry + 1 */
+	u64 first_sector, sectors;	/* in the table's sectors */
+	u64 start, size;	/* in bytes */
+	u8 mbr_type;		/* MBR: the type byte */
+	bool bootable, extended, logical;
+	u8 type_guid[16], part_guid[16];	/* GPT, as on disk */
+	u64 attributes;		/* GPT */
+	char name[80];		/* GPT: the partition's name, UTF-8 */
+	const char *problem;	/* why it cannot be opened ("empty", "extends past ..."), or NULL */
+	bool stalefs;		/* a stalefs superblock at its byte 1024 */
+	u64 stalefs_bytes;	/* that filesystem's size, by its superblock */
+	char label[32];		/* and its label */
+};
+struct stalefs_ptable {
+	int kind;		/* STALEFS_PT_* */
+	u32 sector_size;
+	u64 disk_bytes;
+	u8 disk_guid[16];	/* GPT */
+	u64 first_usable, last_usable;	/* GPT, in sectors */
+	bool used_backup;	/* GPT: the primary header failed; the backup at the end was read */
+	char note[160];		/* what was wrong with the table, or "" */
+	struct stalefs_partition *v;	/* by start sector */
+	size_t n;
+};
+/* The partition table of the media io reads (a plain name: the whole disk), each partition
+ * probed for stalefs.  STALEFS_ERR_NO_PARTITION_TABLE when there is neither MBR nor GPT. */
+errcode_t stalefs_ptable_read(struct stalefs_io *io, struct stalefs_ptable *t);
+void stalefs_ptable_free(struct stalefs_ptable *t);
+const struct stalefs_partition *stalefs_ptable_find(const struct stalefs_ptable *t, u32 number);
+/* "Linux filesystem", "EFI System", "Linux" (MBR 0x83), ... */
+const char *stalefs_partition_type_name(const struct stalefs_ptable *t, const struct stalefs_partition *p);
+void stalefs_partition_probe(struct stalefs_io *io, struct stalefs_partition *p);
+/* A GUID as on disk (mixed-endian) to its usual text form. */
+void stalefs_guid_unparse(const u8 g[16], char out[37]);
+
+/* ---- what a block is (block_kind.c) ---- */
+enum stalefs_block_kind {
+	STALEFS_BK_DATA = 0,		/* file data, free space, or nothing that names itself */
+	STALEFS_BK_BOOT,		/* the 1024 bytes before the primary superblock (1 KiB blocks) */
+	STALEFS_BK_SUPER,
+	STALEFS_BK_GDT,
+	STALEFS_BK_BLOCK_BITMAP,
+	STALEFS_BK_INODE_BITMAP,
+	STALEFS_BK_INODE_TABLE,
+	STALEFS_BK_JOURNAL_SUPER,
+	STALEFS_BK_JOURNAL,
+	STALEFS_BK_EXTENT,		/* by content: the magic and its own block number */
+	STALEFS_BK_DIR,
+	STALEFS_BK_XATTR,
+	STALEFS_BK_OUTSIDE,		/* past the end of the filesystem */
+	STALEFS_BK_MAX
+};
+const char *stalefs_block_kind_name(int kind);	/* "inode table", "directory block", ... */
+/* By where it lies: superblock and descriptor copies, the journal, a group's bitmaps and
+ * inode table (*group: whose); STALEFS_BK_DATA for everything else. */
+int stalefs_block_layout_kind(const stalefs_fs *fs, u64 block, u32 *group);
+/* By what content (a copy of block) says of itself: an extent node, directory or xattr
+ * block naming this block as its own (*owner: the inode it names); else STALEFS_BK_DATA. */
+int stalefs_block_content_kind(const stalefs_fs *fs, u64 block, const void *content, u32 *owner);
+/* The layout first, then the content (NULL: the layout alone). */
+int stalefs_block_classify(const stalefs_fs *fs, u64 block, const void *content, u32 *group, u32 *owner);
+
+/* ---- content hashes (hash.c): MD5 and SHA-256, for timelines and case files ---- */
+#define STALEFS_HASH_MD5	1
+#define STALEFS_HASH_SHA256	2
+#define STALEFS_HASH_MAX_SIZE	32
+struct stalefs_hash {
+	int kind;
+	u32 state[8];
+	u8 buf[64];
+	u32 fill;
+	u64 bytes;
+};
+int stalefs_hash_kind(const char *name);	/* "md5", "sha256"; -1 for anything else */
+const char *stalefs_hash_name(int kind);
+u32 stalefs_hash_size(int kind);		/* digest bytes: 16, 32 */
+void stalefs_hash_init(struct stalefs_hash *h, int kind);
+void stalefs_hash_update(struct stalefs_hash *h, const void *data, size_t len);
+void stalefs_hash_final(struct stalefs_hash *h, u8 *out);
+void stalefs_hash_hex(const u8 *digest, u32 size, char *out);	/* out: 2 * size + 1 bytes */
+/* A file's content as reading it returns it (holes and UNWRITTEN extents as zeros). */
+errcode_t stalefs_file_hash(stalefs_fs *fs, u32 ino, int kind, u8 *digest);
+
+/* ---- timelines (timeline.c): The Sleuth Kit's bodyfile (3.x), as fls -m writes it ---- */
+/* One line: MD5|name|inode|mode_as_string|UID|GID|size|atime|mtime|ctime|crtime. */
+struct stalefs_body_entry {
+	const char *path;	/* from the root, starting with '/' (the prefix goes before it) */
+	const char *link;	/* a symlink's target, or NULL: " -> target" after the name */
+	u32 ino;
+	u8 name_type;		/* STALEFS_FT_* of the directory entry; STALEFS_FT_UNKNOWN: none */
+	bool name_deleted;	/* " (deleted)", or " (deleted-realloc)" when the inode is in use */
+	bool meta_in_use;
+	const struct stalefs_inode *inode;	/* NULL: no inode to show ("-/----------", zeros) */
+	const char *hash;	/* hex digest, or NULL: "0" */
+	bool virtual_dir;	/* TSK's $OrphanFiles: "V/V---------" and no times (inode NULL) */
+};
+/* The line for e.  In names, control characters become '^' (as fls prints them), and '|' and
+ * '%' become %7C and %25, which mactime decodes (fls would split the line there). */
+void stalefs_body_print(FILE *f, const char *prefix, const struct stalefs_body_entry *e);
+/* "-rw-r--r--" as ls -l (TSK's mode string, with its type letter: 'r' for regular files). */
+void stalefs_mode_string(u16 mode, char out[11]);
+struct stalefs_timeline_opts {
+	const char *prefix;	/* before every path (fls -m's mount point; trailing '/' dropped) */
+	int hash;		/* 0, or STALEFS_HASH_*: the content of regular files in use */
+	bool allocated_only;	/* names in use only (fls -u) */
+	bool deleted_only;	/* deleted names and inodes only (fls -d) */
+	/* Removed directories whose inode no longer maps its blocks (the kernel frees them
+	 * first): their blocks found through the journal's copies (stalefs_jhistory). */
+	bool journal;
+	/* What could not be read (a block of a directory in use, an inode), in words; the
+	 * walk goes on.  NULL: not said. */
+	void (*problem)(void *priv, const char *what);
+	void *priv;
+};
+struct stalefs_timeline_stats {
+	u64 entries;		/* lines written */
+	u64 deleted;		/* of them, deleted names and orphan inodes */
+	u64 orphans;		/* inodes no name refers to, under $OrphanFiles */
+	u64 problems;		/* what could not be read */
+};
+/*
+ * Every name from the root down (the root itself as "/"), removed names included
+ * (STALEFS_DIR_ITER_DELETED) with the inode they still name, and every inode in use or
+ * deleted that no name refers to, as /$OrphanFiles/OrphanFile-N (TSK's virtual directory,
+ * numbered inodes_count + 1).  A removed directory that is not in use again is walked too;
+ * what it holds is deleted with it.
+ */
+errcode_t stalefs_timeline(stalefs_fs *fs, const struct stalefs_timeline_opts *o, FILE *out,
+			   struct stalefs_timeline_stats *st);
 
 /* ---- small helpers ---- */
 /* The device, or a loop device backed by this image file, is mounted (per /proc/mounts). */

@@ -33,6 +33,18 @@ static bool target_of(const char *name, struct target *t)
 	ok = stat(n.path, &t->st) == 0;
 	t->start = n.offset;
 	t->end = n.region && n.size ? n.offset + n.size : ~0ULL;
+	if (ok && n.part) {
+		/* IMAGE?part=N: where its table puts it (unreadable: the whole image, to be safe). */
+		struct stalefs_io *io;
+		struct stalefs_io_info info;
+
+		if (!stalefs_io_open(name, false, false, &io)) {
+			stalefs_io_info(io, &info);
+			t->start = info.offset;
+			t->end = info.offset + info.size;
+			stalefs_io_close(io);
+		}
+	}
 	stalefs_io_name_free(&n);
 	return ok;
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The volatile-write-cache model of a power cut: see cache-model.h. */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cache-model.h"
 
 int cm_parse_mode(const char *s, unsigned *keep_pct)
@@ -142,4 +145,100 @@ void cm_plan_free(struct cm_plan *p)
 	free(p->kept);
 	p->cached = NULL;
 	p->kept = NULL;
+}
+
+/* Copy size bytes of from onto to: copy_file_range where the kernel can, else read/write. */
+int cm_copy_image(int from, const char *from_path, int to, const char *to_path, uint64_t size)
+{
+	static char buf[1 << 20];
+	uint64_t off = 0;
+
+	while (off < size) {
+		loff_t in = (loff_t)off, out = (loff_t)off;
+		ssize_t n = copy_file_range(from, &in, to, &out, (size_t)(size - off), 0);
+		if (n > 0) {
+			off += (uint64_t)n;
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) {
+			fprintf(stderr, "%s -> %s: %s\n", from_path, to_path, strerror(errno));
+			return -1;
+		}
+		size_t len = size - off < sizeof(buf) ? (size_t)(size - off) : sizeof(buf);
+		if (pread(from, buf, len, (off_t)off) != (ssize_t)len) {
+			fprintf(stderr, "%s: read at %" PRIu64 " failed\n", from_path, off);
+			return -1;
+		}
+		if (pwrite(to, buf, len, (off_t)off) != (ssize_t)len) {
+			fprintf(stderr, "%s: write at %" PRIu64 ": %s\n", to_path, off, strerror(errno));
+			return -1;
+		}
+		off += len;
+	}
+	if (off != size) {
+		fprintf(stderr, "%s: shorter than %" PRIu64 " bytes\n", from_path, size);
+		return -1;
+	}
+	return 0;
+}
+
+int cm_apply(struct lw_log *log, const struct cm_cut *c, const struct cm_plan *p, uint64_t from,
+	     uint64_t to, int img, const char *img_path)
+{
+	uint64_t img_size = lw_image_size(img, img_path);
+	struct lw_entry e;
+	int r;
+
+	lw_rewind(log);
+	while ((r = lw_next(log, &e)) == 1 && e.index < to) {
+		if (e.index < from)
+			continue;
+		enum cm_fate f = cm_fate(c, p->window, &e);
+		if ((f == CM_DURABLE || f == CM_KEPT) && lw_apply(log, &e, img, img_size, img_path))
+			return -1;
+	}
+	return r < 0 ? -1 : 0;
+}
+
+int cm_make_cut(struct lw_log *log, const struct cm_cut *c, const struct cm_plan *p, const char *base_path,
+		uint64_t from, const char *img_path)
+{
+	int base = -1, img = -1, rc = -1;
+
+	if (from > p->window) {
+		fprintf(stderr, "cache-cut: %s holds entries [0, %" PRIu64 "), past this cut's window start %" PRIu64
+			" (make cuts in increasing order, or start from a filled image and 0)\n",
+			base_path, from, p->window);
+		return -1;
+	}
+	base = open(base_path, O_RDWR | O_CLOEXEC);
+	if (base < 0) {
+		fprintf(stderr, "%s: %s\n", base_path, strerror(errno));
+		return -1;
+	}
+	/* Everything before the window is durable in this cut and in every later one. */
+	if (cm_apply(log, c, p, from, p->window, base, base_path))
+		goto out;
+	img = open(img_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (img < 0) {
+		fprintf(stderr, "%s: %s\n", img_path, strerror(errno));
+		goto out;
+	}
+	if (cm_copy_image(base, base_path, img, img_path, lw_image_size(base, base_path)))
+		goto out;
+	if (cm_apply(log, c, p, p->window, c->cut, img, img_path))
+		goto out;
+	rc = 0;
+out:
+	if (base >= 0 && close(base) < 0) {
+		fprintf(stderr, "%s: %s\n", base_path, strerror(errno));
+		rc = -1;
+	}
+	if (img >= 0 && close(img) < 0) {
+		fprintf(stderr, "%s: %s\n", img_path, strerror(errno));
+		rc = -1;
+	}
+	return rc;
 }

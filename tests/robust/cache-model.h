@@ -80,5 +80,20 @@ struct cm_plan {
  */
 int cm_plan(struct lw_log *log, const struct cm_cut *c, struct cm_plan *p);
 void cm_plan_free(struct cm_plan *p);
+/*
+ * The cut's disk: BASE_PATH holds the disk after entries [0, from) (a
+ * filled image for from = 0); bring it forward to the window start (from
+ * must not be past it), copy it to IMG_PATH, then put on IMG_PATH what the
+ * cut keeps of [window, cut).  Cuts made in increasing order thus cost one
+ * pass over the log for BASE in all.  0, or -1 with a message.
+ */
+int cm_make_cut(struct lw_log *log, const struct cm_cut *c, const struct cm_plan *p, const char *base_path,
+		uint64_t from, const char *img_path);
+/* Put on img (a file or a block device) the entries of [from, to) that cut c keeps (durable or
+ * kept): 0, or -1 with a message. */
+int cm_apply(struct lw_log *log, const struct cm_cut *c, const struct cm_plan *p, uint64_t from,
+	     uint64_t to, int img, const char *img_path);
+/* Copy size bytes of one open image onto another: 0, or -1 with a message. */
+int cm_copy_image(int from, const char *from_path, int to, const char *to_path, uint64_t size);
 
 #endif

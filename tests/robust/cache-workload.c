@@ -44,10 +44,10 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <linux/dm-ioctl.h>
 #include <linux/falloc.h>
 #include "stalefs_ioctl.h"
 #include "data-record.h"
+#include "workload-io.h"
 
 #define KiB 1024ULL
 #define MiB (1024 * KiB)
@@ -76,46 +76,27 @@ static unsigned char *buf;	/* MAX_IO bytes, aligned for O_DIRECT */
 static void die(const char *fmt, ...)
 {
 	va_list ap;
-	int e = errno;
 
-	fprintf(stderr, "cache-workload: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, ": %s\n", strerror(e));
-	exit(1);
+	workload_vdie("cache-workload", fmt, ap);
 }
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 /* ---- marks, promises and the path table ---- */
 
-/* "dmsetup message DM 0 mark eN", without the exec. */
+/* A mark eN in the log (without dmsetup's exec). */
 static void mark(void)
 {
-	union {
-		struct dm_ioctl io;
-		unsigned char raw[sizeof(struct dm_ioctl) + sizeof(struct dm_target_msg) + 64];
-	} u;
-	struct dm_target_msg *msg = (struct dm_target_msg *)(u.raw + sizeof(struct dm_ioctl));
+	char name[32];
 
-	memset(&u, 0, sizeof(u));
-	u.io.version[0] = DM_VERSION_MAJOR;
-	u.io.data_size = sizeof(u);
-	u.io.data_start = sizeof(struct dm_ioctl);
-	snprintf(u.io.name, sizeof(u.io.name), "%s", dm_name);
 	ev++;
-	if (dm_control < 0)
-		return;
-	snprintf(msg->message, 64, "mark e%ld", ev);
-	if (ioctl(dm_control, DM_TARGET_MSG, &u) < 0)
-		die("mark e%ld on %s", ev, dm_name);
+	snprintf(name, sizeof(name), "e%ld", ev);
+	if (dmlog_mark(dm_control, dm_name, name))
+		die("mark %s on %s", name, dm_name);
 }
 
 static void event(const char *fmt, ...)
@@ -167,21 +148,8 @@ static void change_tree(const char *path)
 
 static void copy_out(const char *path, const char *copy)
 {
-	int in = openat(mnt, path, O_RDONLY | O_CLOEXEC);
-	int out = open(copy, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ssize_t n;
-
-	if (in < 0)
-		die("open %s to save it", path);
-	if (out < 0)
-		die("%s", copy);
-	while ((n = read(in, buf, MAX_IO)) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			die("%s", copy);
-	if (n < 0)
-		die("read %s", path);
-	if (close(in) < 0 || close(out) < 0)
-		die("close %s", copy);
+	if (copy_file_out(mnt, path, copy, buf, MAX_IO))
+		die("save %s as %s", path, copy);
 }
 
 /* The n paths' fsync (or syncfs) returned: one mark, save what they read, promise it. */

@@ -88,5 +88,9 @@ Suite *txn_suite(void);
 Suite *emap_suite(void);
 Suite *orphan_suite(void);
 Suite *tune_suite(void);
+Suite *hash_suite(void);
+Suite *timeline_suite(void);
+Suite *jhistory_suite(void);
+Suite *partition_suite(void);
 
 #endif

@@ -4,7 +4,7 @@
 # the NO_HIDE_STALE part.  ext4 must pass at every cut: a failure here
 # means the model or the checker is wrong, not the file system.
 # needs: dm-log-writes
-# disk: pcdata:32M
+# disk: pcdata:32M:1q
 # disk: pclog:1G
 # timeout: 1800
 export PCC_FS=ext4

@@ -18,7 +18,7 @@
 # PCC_SAVE_MAX, PCC_MKFS_OPTS (added to mkfs's options).
 # needs: stalefs
 # needs: dm-log-writes
-# disk: pcdata:32M
+# disk: pcdata:32M:1q
 # disk: pclog:1G
 # timeout: 1800
 . "$STALEFS_ROOT/tests/vm/lib.sh"

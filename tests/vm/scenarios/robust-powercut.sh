@@ -10,7 +10,7 @@
 # points; PC_SEED; PC_MIN_POINTS.
 # needs: stalefs
 # needs: dm-log-writes
-# disk: pcdata:32M
+# disk: pcdata:32M:1q
 # disk: pclog:1G
 # timeout: 900
 . "$STALEFS_ROOT/tests/vm/lib.sh"

@@ -4,7 +4,7 @@
 # random points; at least 500), minus the NO_HIDE_STALE part.  ext4 must
 # pass them all.
 # needs: dm-log-writes
-# disk: pcdata:32M
+# disk: pcdata:32M:1q
 # disk: pclog:1G
 # timeout: 10000
 export PCC_FS=ext4

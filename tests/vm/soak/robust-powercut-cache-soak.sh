@@ -6,7 +6,7 @@
 # PCC_MIN_POINTS).
 # needs: stalefs
 # needs: dm-log-writes
-# disk: pcdata:32M
+# disk: pcdata:32M:1q
 # disk: pclog:1G
 # timeout: 10000
 export PCC_FS=${PCC_FS:-stalefs}

@@ -4,7 +4,7 @@
 # cut points in all (the scenario fails below PC_MIN_POINTS).
 # needs: stalefs
 # needs: dm-log-writes
-# disk: pcdata:32M
+# disk: pcdata:32M:1q
 # disk: pclog:1G
 # timeout: 10000
 export PC_ROUNDS=${PC_ROUNDS:-4}
