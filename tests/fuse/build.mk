@@ -18,7 +18,7 @@ $(FUSE_KILLPOINT): tests/fuse/killpoint.c
 .PHONY: fuse-test-tools check-fuse soak-fuse
 fuse-test-tools: $(FUSE_PROBE) $(FUSE_KILLPOINT)
 
-FUSE_TEST_DEPS := stalefs-fuse fuse-test-tools $(BIN)/mkfs.stalefs $(BIN)/fsck.stalefs $(BIN)/debugfs.stalefs \
+FUSE_TEST_DEPS = stalefs-fuse fuse-test-tools $(BIN)/mkfs.stalefs $(BIN)/fsck.stalefs $(BIN)/debugfs.stalefs \
 	$(BIN)/fsx $(BIN)/cache-workload $(BIN)/powercut-check $(BIN)/walk-fs $(BIN)/stalefs-falloc
 
 CHECK_TARGETS += check-fuse
