@@ -395,19 +395,32 @@ errcode_t stalefs_alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u
 		if (le32_to_cpu(fs->groups[group].desc.bg_free_blocks_count) == 0)
 			continue;
 		grp = group_maps(fs, group);
-		bit = find_zero(grp->block_bitmap, from, nbits);
-		if (bit >= nbits)
-			continue;
-		for (end = bit + 1; end < nbits && end - bit < want && !bit_test(grp->block_bitmap, end); end++)
-			;
-		for (b = bit; b < end; b++)
-			bit_set(grp->block_bitmap, b);
-		grp->bb_dirty = true;
-		stalefs_adjust_free_blocks(fs, group, -(s64)(end - bit));
-		*start = gfirst + bit;
-		*got = (u32)(end - bit);
-		fs->block_alloc_goal = *start + *got;
-		return 0;
+		for (bit = from;;) {
+			u64 busy_end, limit;
+
+			bit = find_zero(grp->block_bitmap, bit, nbits);
+			if (bit >= nbits)
+				break;
+			/* Freed by the running transaction (txn.c): not before it commits. */
+			if (stalefs_txn_busy(fs, gfirst + bit, &busy_end)) {
+				if (busy_end >= gfirst + nbits)
+					break;
+				bit = busy_end - gfirst;
+				continue;
+			}
+			limit = busy_end - gfirst < nbits ? busy_end - gfirst : nbits;
+			for (end = bit + 1; end < limit && end - bit < want && !bit_test(grp->block_bitmap, end); end++)
+				;
+			for (b = bit; b < end; b++)
+				bit_set(grp->block_bitmap, b);
+			grp->bb_dirty = true;
+			stalefs_adjust_free_blocks(fs, group, -(s64)(end - bit));
+			*start = gfirst + bit;
+			*got = (u32)(end - bit);
+			fs->block_alloc_goal = *start + *got;
+			stalefs_txn_allocated(fs, *start, *got);
+			return 0;
+		}
 	}
 	return STALEFS_ERR_NO_SPACE;
 }
@@ -442,6 +455,7 @@ errcode_t stalefs_free_blocks(stalefs_fs *fs, u64 start, u64 count)
 		grp->bb_dirty = true;
 		stalefs_adjust_free_blocks(fs, group, 1);
 	}
+	stalefs_txn_freed(fs, start, count);
 	return 0;
 }
 

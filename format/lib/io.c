@@ -44,6 +44,8 @@ struct stalefs_io {
 	u32 hash_size;
 	u32 count, max;
 	struct stalefs_overlay *ov;		/* overlay mode: every write lands here */
+	bool hold;				/* journaled: dirty blocks wait for stalefs_io_flush (txn.c) */
+	u32 dirty;				/* dirty cache entries */
 	struct cache_ent lru;			/* sentinel (a flexible member: it stays last) */
 };
 
@@ -288,6 +290,7 @@ static void cache_drop_all(struct stalefs_io *io)
 	free(io->hash);
 	io->hash = NULL;
 	io->count = 0;
+	io->dirty = 0;
 }
 
 void stalefs_io_set_block_size(struct stalefs_io *io, u32 block_size)
@@ -343,22 +346,55 @@ static void hash_remove(struct stalefs_io *io, struct cache_ent *e)
 		*pp = e->hnext;
 }
 
-static errcode_t cache_evict_one(struct stalefs_io *io)
+static void set_dirty(struct stalefs_io *io, struct cache_ent *e, bool dirty)
+{
+	if (e->dirty != dirty)
+		io->dirty += dirty ? 1 : (u32)-1;
+	e->dirty = dirty;
+}
+
+/* Take an entry out of the cache and free it (its data is not written). */
+static void cache_drop(struct stalefs_io *io, struct cache_ent *e)
+{
+	set_dirty(io, e, false);
+	lru_unlink(e);
+	hash_remove(io, e);
+	free(e);
+	io->count--;
+}
+
+/*
+ * Make room for one more entry.  Held (journaled) dirty blocks may not be
+ * written before their transaction commits: they go back to the front of the
+ * list, and when nothing else is left the cache grows past its limit instead
+ * (*full); the journaled writer commits before that goes far.
+ */
+static errcode_t cache_evict_one(struct stalefs_io *io, bool *full)
 {
 	struct cache_ent *e = io->lru.prev;
+	u32 seen = 0;
 	errcode_t err;
 
-	if (e == &io->lru)
+	*full = false;
+	while (e != &io->lru && e->dirty && io->hold) {
+		if (++seen > io->dirty) {
+			*full = true;
+			return 0;
+		}
+		lru_unlink(e);
+		lru_push_front(io, e);
+		e = io->lru.prev;
+	}
+	if (e == &io->lru) {
+		*full = true;
 		return 0;
+	}
 	if (e->dirty) {
 		err = raw_pwrite(io, e->block * io->block_size, io->block_size, e->data);
 		if (err)
 			return err;
 	}
-	lru_unlink(e);
-	hash_remove(io, e);
-	free(e);
-	io->count--;
+	cache_drop(io, e);
 	return 0;
 }
 
@@ -371,15 +407,20 @@ static errcode_t cache_insert(struct stalefs_io *io, u64 block, const void *data
 	if (!io->hash)
 		return 0;	/* no cache (allocation failed): callers went to disk */
 	while (io->count >= io->max) {
-		err = cache_evict_one(io);
+		bool full;
+
+		err = cache_evict_one(io, &full);
 		if (err)
 			return err;
+		if (full)
+			break;
 	}
 	e = malloc(sizeof(*e) + io->block_size);
 	if (!e)
 		return STALEFS_ERR_NO_MEMORY;
 	e->block = block;
-	e->dirty = dirty;
+	e->dirty = false;
+	set_dirty(io, e, dirty);
 	memcpy(e->data, data, io->block_size);
 	h = hash_of(io, block);
 	e->hnext = io->hash[h];
@@ -428,26 +469,64 @@ errcode_t stalefs_io_write(struct stalefs_io *io, u64 block, u32 count, const vo
 
 	if (!io->writable)
 		return STALEFS_ERR_RO_FILSYS;
-	if (count == 1 && io->hash) {
-		e = cache_find(io, block);
-		if (e) {
-			memcpy(e->data, buf, io->block_size);
-			e->dirty = true;
-			lru_unlink(e);
-			lru_push_front(io, e);
-			return 0;
+	if ((count == 1 || io->hold) && io->hash) {
+		/* Journaled, metadata of several blocks is held block by block too. */
+		for (i = 0; i < count; i++) {
+			const u8 *data = (const u8 *)buf + (size_t)i * io->block_size;
+			errcode_t err;
+
+			e = cache_find(io, block + i);
+			if (e) {
+				memcpy(e->data, data, io->block_size);
+				set_dirty(io, e, true);
+				lru_unlink(e);
+				lru_push_front(io, e);
+				continue;
+			}
+			err = cache_insert(io, block + i, data, true);
+			if (err)
+				return err;
 		}
-		return cache_insert(io, block, buf, true);
+		return 0;
 	}
 	if (io->count)
 		for (i = 0; i < count; i++) {
 			e = cache_find(io, block + i);
 			if (e) {
 				memcpy(e->data, (const u8 *)buf + (size_t)i * io->block_size, io->block_size);
-				e->dirty = false;
+				set_dirty(io, e, false);
 			}
 		}
 	return raw_pwrite(io, block * io->block_size, (size_t)count * io->block_size, buf);
+}
+
+errcode_t stalefs_io_write_data(struct stalefs_io *io, u64 block, u32 count, const void *buf)
+{
+	u32 i;
+
+	if (!io->writable)
+		return STALEFS_ERR_RO_FILSYS;
+	/* A cached copy (a block read through the cache, or what it held as metadata before it
+	 * was freed) would be stale: it goes. */
+	for (i = 0; i < count && io->count; i++) {
+		struct cache_ent *e = cache_find(io, block + i);
+
+		if (e)
+			cache_drop(io, e);
+	}
+	return raw_pwrite(io, block * io->block_size, (size_t)count * io->block_size, buf);
+}
+
+void stalefs_io_forget(struct stalefs_io *io, u64 block, u64 count)
+{
+	u64 i;
+
+	for (i = 0; i < count && io->count; i++) {
+		struct cache_ent *e = cache_find(io, block + i);
+
+		if (e)
+			cache_drop(io, e);
+	}
 }
 
 errcode_t stalefs_io_pread(struct stalefs_io *io, u64 off, u32 len, void *buf)
@@ -464,19 +543,13 @@ errcode_t stalefs_io_pwrite(struct stalefs_io *io, u64 off, u32 len, const void 
 		struct cache_ent *e = cache_find(io, b);
 
 		if (e) {
-			lru_unlink(e);
-			hash_remove(io, e);
-			if (e->dirty) {
-				errcode_t err = raw_pwrite(io, b * io->block_size, io->block_size, e->data);
+			errcode_t err = 0;
 
-				if (err) {
-					free(e);
-					io->count--;
-					return err;
-				}
-			}
-			free(e);
-			io->count--;
+			if (e->dirty)
+				err = raw_pwrite(io, b * io->block_size, io->block_size, e->data);
+			cache_drop(io, e);
+			if (err)
+				return err;
 		}
 	}
 	return raw_pwrite(io, off, len, buf);
@@ -500,7 +573,7 @@ errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count)
 
 		if (e) {
 			memset(e->data, 0, io->block_size);
-			e->dirty = false;
+			set_dirty(io, e, false);
 		}
 	}
 	if (io->ov)
@@ -596,7 +669,7 @@ errcode_t stalefs_io_flush(struct stalefs_io *io)
 		err = write_run(io, dirty + i, j - i);
 		if (!err)
 			while (i < j)
-				dirty[i++]->dirty = false;
+				set_dirty(io, dirty[i++], false);
 	}
 	free(dirty);
 	if (err)
@@ -645,8 +718,12 @@ void stalefs_io_set_cache_limit(struct stalefs_io *io, u32 max_blocks)
 	if (!io->hash || max_blocks > io->hash_size)
 		return;
 	io->max = max_blocks;
-	while (io->count > io->max && cache_evict_one(io) == 0)
-		;
+	while (io->count > io->max) {
+		bool full;
+
+		if (cache_evict_one(io, &full) || full)
+			break;
+	}
 }
 
 u64 stalefs_io_bytes_written(const struct stalefs_io *io)
@@ -660,7 +737,7 @@ void stalefs_io_discard(struct stalefs_io *io)
 	struct cache_ent *e;
 
 	for (e = io->lru.next; e != &io->lru; e = e->next)
-		e->dirty = false;
+		set_dirty(io, e, false);
 }
 
 errcode_t stalefs_io_read_uncached(struct stalefs_io *io, u64 block, u32 count, void *buf)
@@ -718,4 +795,53 @@ errcode_t stalefs_io_set_overlay(struct stalefs_io *io)
 bool stalefs_io_is_overlay(const struct stalefs_io *io)
 {
 	return io->ov != NULL;
+}
+
+void stalefs_io_set_hold(struct stalefs_io *io, bool hold)
+{
+	io->hold = hold;
+}
+
+u32 stalefs_io_dirty_count(const struct stalefs_io *io)
+{
+	return io->dirty;
+}
+
+int stalefs_io_dirty_iterate(struct stalefs_io *io, int (*fn)(u64 block, const void *data, void *priv), void *priv)
+{
+	struct cache_ent *e, **dirty;
+	u32 n = 0, i;
+	int ret = 0;
+
+	if (!io->dirty)
+		return 0;
+	dirty = stalefs_xmalloc(sizeof(*dirty) * io->dirty);
+	for (e = io->lru.next; e != &io->lru && n < io->dirty; e = e->next)
+		if (e->dirty)
+			dirty[n++] = e;
+	qsort(dirty, n, sizeof(*dirty), cmp_ent_block);
+	for (i = 0; i < n && !ret; i++)
+		ret = fn(dirty[i]->block, dirty[i]->data, priv);
+	free(dirty);
+	return ret;
+}
+
+errcode_t stalefs_io_sync(struct stalefs_io *io)
+{
+	if (!io->writable || !io->unsynced || io->ov)
+		return 0;
+	if (fsync(io->fd) < 0 && errno != EINVAL)
+		return errno;
+	io->unsynced = false;
+	return 0;
+}
+
+bool stalefs_io_data_fd(const struct stalefs_io *io, int *fd, u64 *base)
+{
+	/* An overlay patches what the fd holds; an EWF image's fd holds compressed chunks. */
+	if (io->ov || io->ewf)
+		return false;
+	*fd = io->fd;
+	*base = io->base;
+	return true;
 }

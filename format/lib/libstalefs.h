@@ -67,6 +67,11 @@ errcode_t stalefs_io_close(struct stalefs_io *io);	/* flushes */
 void stalefs_io_set_block_size(struct stalefs_io *io, u32 block_size);
 errcode_t stalefs_io_read(struct stalefs_io *io, u64 block, u32 count, void *buf);
 errcode_t stalefs_io_write(struct stalefs_io *io, u64 block, u32 count, const void *buf);
+/* File data: straight to the device, never held for a journal transaction; cached copies of
+ * the blocks are dropped. */
+errcode_t stalefs_io_write_data(struct stalefs_io *io, u64 block, u32 count, const void *buf);
+/* fsync the device if anything was written since the last one (the cache is not written back). */
+errcode_t stalefs_io_sync(struct stalefs_io *io);
 /* Byte-addressed I/O, uncached, for the superblock at 1024. */
 errcode_t stalefs_io_pread(struct stalefs_io *io, u64 off, u32 len, void *buf);
 errcode_t stalefs_io_pwrite(struct stalefs_io *io, u64 off, u32 len, const void *buf);
@@ -89,6 +94,9 @@ errcode_t stalefs_io_read_uncached(struct stalefs_io *io, u64 block, u32 count, 
  */
 errcode_t stalefs_io_set_overlay(struct stalefs_io *io);
 bool stalefs_io_is_overlay(const struct stalefs_io *io);
+/* The descriptor a reader may read file data from itself, and the byte offset of the region in
+ * it (IMAGE?offset=N): false in overlay mode, where reads must be patched with the overlay. */
+bool stalefs_io_data_fd(const struct stalefs_io *io, int *fd, u64 *base);
 
 /* ---- an open filesystem ---- */
 #define STALEFS_OPEN_RW			0x0001	/* open for writing */
@@ -132,6 +140,8 @@ typedef struct stalefs_fs {
 	int bad_desc_count;
 	errcode_t (*progress)(struct stalefs_fs *fs, const char *what, u64 done, u64 total);
 	void *priv;
+	struct stalefs_txn *txn;	/* the journaled write path, when started (txn.c) */
+	struct stalefs_dir_index *dir_index;	/* indexes of large directories, when enabled */
 } stalefs_fs;
 
 /* sb_block 0 opens the primary superblock; otherwise the backup at that block
@@ -166,6 +176,43 @@ errcode_t stalefs_write_super_copy(stalefs_fs *fs, u32 group);
 errcode_t stalefs_read_block(stalefs_fs *fs, u64 block, void *buf);
 errcode_t stalefs_write_block(stalefs_fs *fs, u64 block, const void *buf);
 bool stalefs_block_valid(const stalefs_fs *fs, u64 block);
+
+/*
+ * ---- the journaled write path (txn.c): metadata changes as jbd2 transactions ----
+ *
+ * After stalefs_txn_start, every metadata block the library writes (inodes, directory and
+ * extent blocks, xattr blocks, bitmaps, descriptors) stays in the block cache, and each
+ * stalefs_flush (stalefs_txn_commit) makes all of them one jbd2 transaction: the log blocks
+ * are written, the device flushed (file data written before is durable with them), the
+ * commit block written and flushed; only then are the blocks written in place (the
+ * checkpoint), the device flushed, and the log emptied.  A crash at any point leaves either
+ * the state before the transaction or, after recovery, the state after it.  File data goes
+ * to the device at once (stalefs_io_write_data).  New data blocks are mapped UNWRITTEN until
+ * their data is written, so the transaction that commits them comes after the data is
+ * durable, and a failed data write leaves zeros, never old bytes.  A block freed by the
+ * running transaction is not handed out again before it commits (unless the same
+ * transaction allocated it: then the committed state never saw it in use).  The superblock
+ * is written in place, never journaled (its free counts are summaries fsck recomputes), as
+ * the kernel module does.
+ */
+/* Needs the has_journal feature (STALEFS_ERR_NO_JOURNAL) and an empty log (callers replay first:
+ * STALEFS_ERR_NEEDS_RECOVERY).  Sets RECOVER and writes the superblock, durably, before any
+ * transaction can commit. */
+errcode_t stalefs_txn_start(stalefs_fs *fs);
+/* Commit the running transaction (nothing to log: just make written data durable). */
+errcode_t stalefs_txn_commit(stalefs_fs *fs);
+/* Commit, leave the journaled path, clear RECOVER (the log is empty) and write the superblock. */
+errcode_t stalefs_txn_stop(stalefs_fs *fs);
+/* The running transaction has grown to a quarter of the log: commit before it grows more. */
+bool stalefs_txn_should_commit(const stalefs_fs *fs);
+/* Blocks the running transaction freed that are not free for allocation before it commits. */
+u64 stalefs_txn_busy_blocks(const stalefs_fs *fs);
+struct stalefs_txn_stats {
+	u64 commits;		/* transactions committed */
+	u64 blocks_logged;	/* metadata blocks they logged */
+	u64 overflows;		/* transactions too large for the log, written in place unjournaled */
+};
+void stalefs_txn_stats(const stalefs_fs *fs, struct stalefs_txn_stats *st);
 
 /* ---- bitmaps and allocation ---- */
 bool stalefs_test_block(stalefs_fs *fs, u64 block);
@@ -222,11 +269,16 @@ errcode_t stalefs_write_inode_area(stalefs_fs *fs, u32 ino, const void *area);
 void stalefs_inode_init(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, u16 mode, u32 uid, u32 gid);
 void stalefs_inode_set_times_now(struct stalefs_inode *inode, bool atime, bool mtime, bool ctime);
 /* Create: allocate an inode, initialise and write it, link it into dir. */
+/* The most links an inode may have (i_links_count is 16 bits), as the kernel module allows. */
+#define STALEFS_LINK_MAX 65000
 errcode_t stalefs_create(stalefs_fs *fs, u32 dir, const char *name, u16 mode, u32 uid, u32 gid, u32 *ino);
 errcode_t stalefs_mkdir(stalefs_fs *fs, u32 parent, const char *name, u16 mode, u32 uid, u32 gid, u32 *ino);
 errcode_t stalefs_symlink(stalefs_fs *fs, u32 dir, const char *name, const char *target,
 			  u32 uid, u32 gid, u32 *ino);
 errcode_t stalefs_read_symlink(stalefs_fs *fs, u32 ino, char *buf, size_t bufsize);
+/* i_links_count += delta (a directory's parent gaining or losing a subdirectory), ctime (and
+ * mtime for a new link) now. */
+errcode_t stalefs_adjust_links(stalefs_fs *fs, u32 ino, int delta);
 /* Drop one link to ino (from a removed name); frees the inode and its blocks at zero. */
 errcode_t stalefs_drop_link(stalefs_fs *fs, u32 ino);
 /* Free every block of an inode and mark it deleted (dtime), clearing its bitmap bit (and its
@@ -280,6 +332,14 @@ struct stalefs_orphan_result {
  * EINVAL if it is not flagged ORPHAN.
  */
 errcode_t stalefs_orphan_finish(stalefs_fs *fs, u32 ino, struct stalefs_orphan_result *r);
+/* Flag an inode ORPHAN (its last link is gone while it is open; the group counts it) and write
+ * it; nothing to do when it is flagged already.  *inode is the caller's verified copy. */
+errcode_t stalefs_orphan_add(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode);
+/* Finish every orphan, as a mount does after recovery: fn (may be NULL) hears of each, with
+ * the error finishing it gave.  Returns the first error. */
+typedef void (*stalefs_orphan_fn)(stalefs_fs *fs, u32 ino, errcode_t err, const struct stalefs_orphan_result *r,
+				  void *priv);
+errcode_t stalefs_orphans_finish_all(stalefs_fs *fs, stalefs_orphan_fn fn, void *priv);
 
 /* ---- extent trees ---- */
 /* A file's whole mapping, as a sorted array (what the library edits). */
@@ -376,6 +436,19 @@ const char *stalefs_xnode_problem(const struct stalefs_xnode *n);
 
 /* ---- file data ---- */
 errcode_t stalefs_file_read(stalefs_fs *fs, u32 ino, u64 off, void *buf, size_t len, size_t *got);
+/*
+ * Where bytes [off, off + len) of a regular file are (clipped at its size): runs of data at byte
+ * dev_off of the device (the I/O layer's offsets: within the region), or of zeros (holes and
+ * UNWRITTEN extents; a STALE extent is data).  At most max runs; more is STALEFS_ERR_BAD_ARGUMENT.
+ * For a reader that moves the data itself (stalefs-fuse splices it to the kernel).
+ */
+struct stalefs_file_run {
+	u64 len;
+	bool zero;
+	u64 dev_off;
+};
+errcode_t stalefs_file_map(stalefs_fs *fs, u32 ino, u64 off, size_t len, struct stalefs_file_run *runs, u32 max,
+			   u32 *n);
 /* Write data, allocating blocks; holes stay holes where buf is NULL. */
 errcode_t stalefs_file_write(stalefs_fs *fs, u32 ino, u64 off, const void *buf, size_t len);
 /*
@@ -387,6 +460,13 @@ errcode_t stalefs_truncate(stalefs_fs *fs, u32 ino, u64 size);
 /* Allocate [lblk, lblk+count) as UNWRITTEN, or STALE with stale=true (holes and unwritten only). */
 errcode_t stalefs_fallocate(stalefs_fs *fs, u32 ino, u32 lblk, u32 count, bool stale);
 errcode_t stalefs_punch(stalefs_fs *fs, u32 ino, u32 lblk, u32 count);
+/* FALLOC_FL_ZERO_RANGE: bytes [off, off+len) read as zeros and stay allocated (whole blocks
+ * become UNWRITTEN, no longer STALE; holes among them are allocated UNWRITTEN; the parts of
+ * blocks at the ends are written with zeros).  The size is the caller's. */
+errcode_t stalefs_zero_range(stalefs_fs *fs, u32 ino, u64 off, u64 len);
+/* lseek(SEEK_DATA / SEEK_HOLE) from off (hole: SEEK_HOLE): data is a mapped block that is not
+ * UNWRITTEN, at block granularity; past the size, or no data after off: ENXIO. */
+errcode_t stalefs_seek_data(stalefs_fs *fs, u32 ino, u64 off, bool hole, u64 *result);
 /* bmap: physical block for lblk (0 for a hole) and its flags. */
 errcode_t stalefs_bmap(stalefs_fs *fs, u32 ino, u32 lblk, u64 *pblk, u16 *flags);
 
@@ -412,6 +492,9 @@ typedef int (*stalefs_dir_iter_fn)(stalefs_fs *fs, const struct stalefs_dirent_i
  * the removed entry's rec_len to the entry before it, FORMAT.md 8), marked deleted. */
 #define STALEFS_DIR_ITER_DELETED	0x2
 errcode_t stalefs_dir_iterate(stalefs_fs *fs, u32 dir, int flags, stalefs_dir_iter_fn fn, void *priv);
+/* The same from directory block first_lblk on (readdir resuming where it stopped). */
+errcode_t stalefs_dir_iterate_from(stalefs_fs *fs, u32 dir, u32 first_lblk, int flags, stalefs_dir_iter_fn fn,
+				   void *priv);
 
 /*
  * The tolerant directory scan (dir_scan.c): every block the extent tree maps, read
@@ -439,8 +522,27 @@ int stalefs_dir_scan(stalefs_fs *fs, u32 dir, const struct stalefs_inode *inode,
 int stalefs_dirblock_entries(stalefs_fs *fs, const void *block, u32 lblk, u64 pblk,
 			     const struct stalefs_dir_scan_ops *ops, void *priv);
 errcode_t stalefs_lookup(stalefs_fs *fs, u32 dir, const char *name, size_t len, u32 *ino);
+/* Keep an in-memory index of each large directory used (dir_index.c): lookups and adds stop
+ * costing a read of every block.  For a long-lived user that makes all its directory changes
+ * through the library (stalefs-fuse); freed with the filesystem. */
+void stalefs_dir_index_enable(stalefs_fs *fs);
 errcode_t stalefs_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 file_type);
 errcode_t stalefs_unlink(stalefs_fs *fs, u32 dir, const char *name, u32 *ino);
+/* Point the entry name (".." too) at another inode, in place. */
+errcode_t stalefs_dir_set_entry(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 file_type);
+/*
+ * rename(2) for the library (rename.c): RENAME_NOREPLACE / RENAME_EXCHANGE flags as the
+ * kernel's (STALEFS_RENAME_*).  A replaced target loses a link (freed at none, or flagged
+ * ORPHAN with keep_orphans: the caller still holds it); a directory moved to another parent
+ * gets its ".." and both parents' link counts.  STALEFS_ERR_EXISTS (NOREPLACE),
+ * STALEFS_ERR_NOT_FOUND, STALEFS_ERR_NOT_DIR / STALEFS_ERR_IS_DIR (types differ),
+ * STALEFS_ERR_DIR_NOT_EMPTY, STALEFS_ERR_BAD_ARGUMENT (a directory into itself).
+ * *replaced: the inode that lost its name (0: none).
+ */
+#define STALEFS_RENAME_NOREPLACE	0x1
+#define STALEFS_RENAME_EXCHANGE		0x2
+errcode_t stalefs_rename(stalefs_fs *fs, u32 olddir, const char *oldname, u32 newdir, const char *newname,
+			 int flags, bool keep_orphans, u32 *replaced);
 /* Write an empty directory's first block with . and .. */
 errcode_t stalefs_dir_init(stalefs_fs *fs, u32 dir, struct stalefs_inode *inode, u32 parent);
 errcode_t stalefs_dir_is_empty(stalefs_fs *fs, u32 dir, bool *empty);
@@ -743,6 +845,7 @@ void stalefs_jtrans_set_time(struct stalefs_jtrans *t, u64 sec, u32 nsec);
 #define STALEFS_JTRANS_BAD_DESC_CSUM	0x04	/* ... the first descriptor block */
 #define STALEFS_JTRANS_BAD_REVOKE_CSUM	0x08	/* ... the first revoke block */
 #define STALEFS_JTRANS_BAD_BLOCK_CSUM	0x10	/* ... the first journaled block's tag */
+#define STALEFS_JTRANS_DURABLE		0x20	/* flush the device before the commit block and after it */
 /*
  * Write the transaction at the log head (after every complete transaction, wrapping):
  * revoke blocks, descriptors with v3 tags each followed by its (escaped) blocks, and the
@@ -769,6 +872,13 @@ errcode_t stalefs_stale_census(stalefs_fs *fs, struct stalefs_stale_census *c);
  * not be read.  *c says what the census found either way.
  */
 errcode_t stalefs_stale_group_set(stalefs_fs *fs, u32 gid, struct stalefs_stale_census *c);
+/* S4 (docs/nohide-stale.md): the file's group is the permitted one and others have no
+ * permission.  A file flagged STALE that is not confined is not to be read by anyone. */
+bool stalefs_stale_confined(const stalefs_fs *fs, const struct stalefs_inode *inode);
+/* May a file flagged STALE take this owner, group or mode (NULL: unchanged)?  The kernel
+ * module's rule: the same owner, the same or the permitted group, nothing for others. */
+bool stalefs_stale_attr_allowed(const stalefs_fs *fs, const struct stalefs_inode *inode, const u32 *uid,
+				const u32 *gid, const u16 *mode);
 /* A new filesystem UUID; the checksum seed stays (FORMAT.md 2), the journal superblock's
  * UUID follows.  Refused while the journal needs recovery or its log is not empty. */
 errcode_t stalefs_set_uuid(stalefs_fs *fs, const u8 uuid[16]);
@@ -958,6 +1068,11 @@ bool stalefs_device_is_mounted(const char *device);
  */
 bool stalefs_mount_point(const char *device, char *dir, size_t len, bool *read_only);
 u8 stalefs_ft_from_mode(u16 mode);
+/* A directory entry's file type as S_IF* type bits (0 for an unknown type). */
+u16 stalefs_ft_to_mode(u8 ft);
+/* i_rdev of device inodes: the kernel's new_encode_dev / new_decode_dev (FORMAT.md 5). */
+u32 stalefs_encode_dev(u32 major, u32 minor);
+void stalefs_decode_dev(u32 dev, u32 *major, u32 *minor);
 const char *stalefs_feature_name(int kind, u32 bit);	/* kind 0 compat, 1 ro_compat, 2 incompat */
 errcode_t stalefs_feature_parse(const char *name, int *kind, u32 *bit);
 /* Parse a size with K/M/G/T suffix (binary); *bytes. */

@@ -5,7 +5,8 @@
  * which changes a mounted one through the kernel at its mount point.  An
  * image file counts as mounted when a loop device backed by it is mounted,
  * a disk when it or one of its partitions is; for IMAGE?offset=N[&size=M]
- * only a loop device or partition over bytes of that region counts.
+ * only a loop device or partition over bytes of that region counts.  A
+ * stalefs-fuse mount of the image (type fuse.stalefs) counts too.
  */
 #include <limits.h>
 #include <mntent.h>
@@ -143,6 +144,20 @@ static bool devno_holds(const struct target *t, unsigned int major, unsigned int
 	return S_ISREG(t->st.st_mode) && loop_holds(t, major, minor, same_fs);
 }
 
+/* A stalefs-fuse mount (type fuse.stalefs) names its image as its source: the same file or
+ * device, over bytes that meet the target's. */
+static bool fuse_mount_holds(const struct target *t, const char *source)
+{
+	struct target f;
+
+	if (!target_of(source, &f))
+		return false;
+	if (S_ISBLK(t->st.st_mode) ? !S_ISBLK(f.st.st_mode) || f.st.st_rdev != t->st.st_rdev
+				   : f.st.st_dev != t->st.st_dev || f.st.st_ino != t->st.st_ino)
+		return false;
+	return f.start < t->end && t->start < f.end;
+}
+
 bool stalefs_device_is_mounted(const char *device)
 {
 	struct target t;
@@ -156,9 +171,13 @@ bool stalefs_device_is_mounted(const char *device)
 	f = setmntent("/proc/mounts", "r");
 	if (!f)
 		return false;
-	while (!mounted && (m = getmntent(f)))
-		mounted = stat(m->mnt_fsname, &st) == 0 && S_ISBLK(st.st_mode) &&
-			  devno_holds(&t, major(st.st_rdev), minor(st.st_rdev), false);
+	while (!mounted && (m = getmntent(f))) {
+		if (strcmp(m->mnt_type, "fuse.stalefs") == 0)
+			mounted = fuse_mount_holds(&t, m->mnt_fsname);
+		else
+			mounted = stat(m->mnt_fsname, &st) == 0 && S_ISBLK(st.st_mode) &&
+				  devno_holds(&t, major(st.st_rdev), minor(st.st_rdev), false);
+	}
 	endmntent(f);
 	return mounted;
 }

@@ -27,6 +27,7 @@ int main(void)
 	srunner_add_suite(sr, journal_replay_suite());
 	srunner_add_suite(sr, overlay_suite());
 	srunner_add_suite(sr, io_region_suite());
+	srunner_add_suite(sr, txn_suite());
 	srunner_add_suite(sr, emap_suite());
 	srunner_add_suite(sr, orphan_suite());
 	srunner_add_suite(sr, tune_suite());

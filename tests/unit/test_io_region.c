@@ -281,14 +281,12 @@ START_TEST(overlay_in_region)
 {
 	struct region_img r;
 	struct stalefs_mkfs_params p;
-	struct stalefs_journal *j;
-	struct stalefs_jtrans *t;
 	struct stalefs_journal_recovery rec;
 	stalefs_fs *fs;
 	char name[256], got[64];
 	u8 *before = malloc(IMG), *after = malloc(IMG), blk[1024], back[1024];
 	static const char msg[] = "kept in memory";
-	u64 target, st = 3;
+	u64 target;
 	size_t n;
 	u32 ino;
 
@@ -297,14 +295,8 @@ START_TEST(overlay_in_region)
 	snprintf(name, sizeof(name), "%s?offset=3M&size=16M", r.path);
 	stalefs_mkfs_defaults(&p, SIZE, 1024);
 	ck_ok(stalefs_mkfs(name, &p, &fs));
-	ck_assert(le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL);
 	target = fs->geom.blocks_count - 10;
-	ck_ok(stalefs_journal_open(fs, 0, &j));
-	ck_ok(stalefs_jtrans_begin(j, &t));
-	unit_fill(&st, blk, sizeof(blk));
-	ck_ok(stalefs_jtrans_add_block(t, target, blk));
-	ck_ok(stalefs_jtrans_commit(t, 0));
-	stalefs_journal_close(j);
+	unit_journal_block(fs, target, 3, blk);
 	ck_ok(stalefs_close(fs));
 	ck_assert_int_eq(pread(r.fd, before, IMG, 0), (ssize_t)IMG);
 
