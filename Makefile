@@ -5,6 +5,11 @@ SHELL := /bin/bash
 PREFIX ?= /usr/local
 DESTDIR ?=
 SBINDIR ?= $(PREFIX)/sbin
+BINDIR ?= $(PREFIX)/bin
+# util-linux's mount looks for mount.fuse.stalefs in /sbin (not in PATH): the helper
+# goes there whatever PREFIX is; the Debian package puts it in /usr/sbin (the same
+# directory on a merged-/usr system).
+MOUNT_HELPER_DIR ?= /sbin
 MANDIR ?= $(PREFIX)/share/man
 INCLUDEDIR ?= $(PREFIX)/include
 
@@ -26,7 +31,7 @@ EXTRA_LDFLAGS ?=
 CFLAGS := -std=c11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror \
 	  $(OPT) -g $(SANFLAGS) -Iformat -Iformat/core -Iformat/lib -I$(BUILD)/gen $(EXTRA_CFLAGS)
 LDFLAGS := $(SANFLAGS) $(EXTRA_LDFLAGS)
-LDLIBS := -lcom_err -lz
+LDLIBS := -lcom_err -lz -lewf
 
 .PHONY: all check demo install clean deps programs
 all: programs
@@ -43,7 +48,7 @@ $(BUILD)/gen:
 	@mkdir -p $@
 
 include format/build.mk
-include $(wildcard mkfs/build.mk fsck/build.mk debugfs/build.mk tunefs/build.mk resize/build.mk tools/build.mk tools/deb.mk)
+include $(wildcard mkfs/build.mk fsck/build.mk debugfs/build.mk tunefs/build.mk resize/build.mk fuse/build.mk tools/build.mk tools/deb.mk)
 include $(wildcard kernel/build.mk)
 # Test fragments append their targets to CHECK_TARGETS (run by `make check`).
 include $(wildcard tests/*/build.mk bench/build.mk)
@@ -87,8 +92,8 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # ---- install: tools where mkfs -t / fsck -t find them, man pages, the public header ----
-INSTALL_PROGRAMS = $(filter $(BUILD)/mkfs.stalefs $(BUILD)/fsck.stalefs $(BUILD)/debugfs.stalefs $(BUILD)/tunefs.stalefs $(BUILD)/resize.stalefs $(BUILD)/stalefs-falloc,$(PROGRAMS))
-MAN8 = $(wildcard mkfs/*.8 fsck/*.8 debugfs/*.8 tunefs/*.8 resize/*.8 tools/*.8)
+INSTALL_PROGRAMS = $(filter $(BUILD)/mkfs.stalefs $(BUILD)/fsck.stalefs $(BUILD)/debugfs.stalefs $(BUILD)/tunefs.stalefs $(BUILD)/resize.stalefs $(BUILD)/stalefs-falloc $(BUILD)/stalefs-timeline $(BUILD)/stalefs-mmls,$(PROGRAMS))
+MAN8 = $(wildcard mkfs/*.8 fsck/*.8 debugfs/*.8 tunefs/*.8 resize/*.8 tools/*.8 fuse/*.8)
 # install-tools is the userspace half alone (no kernel headers needed): the
 # Debian package build (make deb) uses it.
 .PHONY: install-tools
@@ -100,6 +105,7 @@ install-tools: programs
 	install -m 0755 $(INSTALL_PROGRAMS) $(DESTDIR)$(SBINDIR)/
 	$(if $(MAN8),install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8/)
 	install -m 0644 format/stalefs_ioctl.h $(DESTDIR)$(INCLUDEDIR)/stalefs/
+	$(INSTALL_FUSE)
 
 # ---- demo: the main job end to end (tools/demo narrates each step) ----
 # A sub-make after deps: the kernel headers may have just been installed,

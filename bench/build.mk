@@ -4,7 +4,7 @@
 .PHONY: bench bench-mkfs
 BENCH_TARGETS += bench-mkfs
 # (bench/fsck/build.mk is included by tests/fsck/build.mk, before this file.)
-include bench/debugfs/build.mk bench/vm/build.mk
+include bench/debugfs/build.mk bench/vm/build.mk bench/forensics/build.mk bench/fuse/build.mk
 
 # mkfs on 64 GiB and 1 TiB sparse files, and mkfs -d of 100,000 files, against
 # mke2fs and mkfs.xfs.  RUNS / RUNS_D / BENCH_TMP tune it (bench/README.md).

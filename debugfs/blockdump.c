@@ -8,49 +8,12 @@
 #include <stdlib.h>
 #include "debugfs.h"
 
-/* The group metadata role of a block, from the layout and descriptors; NULL if none. */
+/* The group metadata role of a block (the library's layout kinds), NULL if none. */
 const char *dbg_block_role(u64 block, u32 *group_out)
 {
-	const struct stalefs_geom *g = &dbg.fs->geom;
-	u32 grp, gdt_grp, gdt_index;
+	int kind = stalefs_block_layout_kind(dbg.fs, block, group_out);
 
-	if (block < g->blocks_count) {
-		grp = stalefs_block_group(g, block);
-		if (group_out)
-			*group_out = grp;
-		if (stalefs_group_has_super(g, grp)) {
-			u64 sb = grp == 0 ? g->sb_block : stalefs_group_first_block(g, grp);
-
-			if (block <= sb)
-				return grp == 0 && block < g->sb_block ? "boot area" : "superblock";
-		}
-		if (stalefs_block_is_gdt(g, block, &gdt_grp, &gdt_index))
-			return "group descriptor table";
-	}
-	if (le32_to_cpu(dbg.fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) {
-		u64 js = le64_to_cpu(dbg.fs->sb.s_journal_block);
-
-		if (block >= js && block - js < le32_to_cpu(dbg.fs->sb.s_journal_blocks)) {
-			if (group_out)
-				*group_out = stalefs_block_group(g, js);
-			return block == js ? "journal superblock" : "journal";
-		}
-	}
-	for (grp = 0; grp < g->groups_count; grp++) {
-		const struct stalefs_group_desc *d = &dbg.fs->groups[grp].desc;
-		u64 bb = le64_to_cpu(d->bg_block_bitmap), ib = le64_to_cpu(d->bg_inode_bitmap);
-		u64 it = le64_to_cpu(d->bg_inode_table);
-
-		if (group_out)
-			*group_out = grp;
-		if (block >= bb && block - bb < g->block_bitmap_blocks)
-			return "block bitmap";
-		if (block >= ib && block - ib < g->inode_bitmap_blocks)
-			return "inode bitmap";
-		if (block >= it && block - it < g->inode_table_blocks)
-			return "inode table";
-	}
-	return NULL;
+	return kind == STALEFS_BK_DATA || kind == STALEFS_BK_OUTSIDE ? NULL : stalefs_block_kind_name(kind);
 }
 
 static void verdict(const char *what, int rule)

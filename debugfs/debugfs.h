@@ -76,7 +76,6 @@ errcode_t dbg_flush(void);
 
 /* ---- small formatting helpers ---- */
 const char *dbg_mode_type(u16 mode);	/* "regular", "directory", ... */
-void dbg_mode_string(u16 mode, char out[11]);	/* "-rw-r--r--" */
 const char *dbg_ext_flags(u16 flags);	/* "", "UNWRITTEN", "STALE", "UNWRITTEN|STALE", ... */
 void dbg_time_string(s64 t, char *out, size_t len);
 /* The full path of an inode, by looking up ".." upwards (best effort). */
@@ -107,6 +106,49 @@ void dbg_stat_xattrs_json(u32 ino, const struct stalefs_inode *inode);
 
 /* ---- the journal (journal.c): drop an open journal and its pending transaction (at close) ---- */
 void dbg_journal_forget(void);
+
+/* ---- the journal as history (jhistory.c) and recovery from it (jrecover.c) ---- */
+/* The journal opened (even with a damaged superblock) and read whole; false: reported. */
+bool dbg_jhistory_open(const char *cmd, struct stalefs_journal **j, struct stalefs_jhistory *h);
+void dbg_jhistory_close(struct stalefs_journal *j, struct stalefs_jhistory *h);
+/* What a journaled copy is, in words. */
+void dbg_copy_what(const struct stalefs_jblock *b, char *out, size_t len);
+/* An old copy's extent map, and how many of its blocks are in use now. */
+struct dbg_map_state {
+	errcode_t err;
+	struct stalefs_extent_list map;
+	struct stalefs_jmap_nodes nodes;
+	u64 blocks, in_use;
+	bool known;		/* bitmaps loaded: in_use means something */
+};
+void dbg_map_load(struct stalefs_journal *j, const struct stalefs_jhistory *h, u32 ino,
+		  const struct stalefs_jinode_copy *c, struct dbg_map_state *ms);
+void dbg_map_free(struct dbg_map_state *ms);
+void dbg_map_print(const struct dbg_map_state *ms, const char *indent);
+void dbg_copy_json(const char *sep, const struct stalefs_jinode_copy *c, const struct dbg_map_state *ms);
+/* undel -j: the deleted inode back from a journaled copy (needs -w and bitmaps). */
+void dbg_undel_journal(const char *cmd, u32 ino, const char *name, bool have_seq, u32 seq);
+
+/* ---- extraction with a map (extract.c): blkls, slack, dump_stale ---- */
+/* A new file for extracted data, mode 0600 whatever the umask (NULL: errno says why). */
+FILE *dbg_fopen_private(const char *path);
+struct dbg_extract {
+	const char *cmd;
+	FILE *out;		/* the stream (a file or standard output), or NULL */
+	FILE *map;		/* NULL without -m */
+	u64 stream_off;		/* bytes written to out so far */
+	u64 base;		/* where the filesystem starts in the image (a partition, a region) */
+	u8 *buf;
+	bool failed;
+};
+/* The stream: out_path, else standard output when to_stdout (refused on a terminal); the map
+ * at map_path with its '#' header line.  False: said, and counted as failed. */
+bool dbg_extract_open(struct dbg_extract *x, const char *cmd, const char *out_path, bool to_stdout,
+		      const char *map_path, const char *map_header);
+/* len bytes from byte skip of block on, to `to` (x->out advances stream_off). */
+bool dbg_extract_range(struct dbg_extract *x, FILE *to, u64 block, u32 skip, u64 len);
+void dbg_extract_map(struct dbg_extract *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool dbg_extract_close(struct dbg_extract *x);
 
 /* ---- metadump restore, shared with main's --restore-metadump ---- */
 errcode_t dbg_metadump_restore(const char *dump, const char *image);

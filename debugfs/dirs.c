@@ -26,6 +26,8 @@ static int ls_cb(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *pri
 		json_strn(stdout, de->name, de->name_len);
 		printf(",\"file_type\":%u,\"rec_len\":%u,\"lblk\":%u,\"offset\":%u", de->file_type, de->rec_len,
 		       de->lblk, de->offset);
+		if (de->deleted)
+			printf(",\"deleted\":true");
 		if (have)
 			printf(",\"mode\":%u,\"uid\":%u,\"gid\":%u,\"size\":%llu,\"mtime\":%lld,\"links_count\":%u,"
 			       "\"flags\":%u", le16_to_cpu(inode.i_mode), le32_to_cpu(inode.i_uid),
@@ -41,16 +43,18 @@ static int ls_cb(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *pri
 
 		if (have) {
 			dbg_time_string((s64)le64_to_cpu(inode.i_mtime), t, sizeof(t));
-			dbg_mode_string(le16_to_cpu(inode.i_mode), m);
+			stalefs_mode_string(le16_to_cpu(inode.i_mode), m);
 		}
 		printf("%8u %s %5u %5u %12llu %s %s%.*s%s%s\n", de->ino, m, have ? le32_to_cpu(inode.i_uid) : 0,
 		       have ? le32_to_cpu(inode.i_gid) : 0,
-		       have ? (unsigned long long)le64_to_cpu(inode.i_size) : 0ULL, t, de->ino ? "" : "<deleted> ",
+		       have ? (unsigned long long)le64_to_cpu(inode.i_size) : 0ULL, t, de->ino && !de->deleted ? "" : "<deleted> ",
 		       de->name_len, de->name,
 		       have && (le32_to_cpu(inode.i_flags) & STALEFS_INODE_STALE_FL) ? "  [STALE]" : "",
 		       have && rule ? "  (inode damaged)" : "");
 	} else {
-		printf(" %u  (%u) %.*s   ", de->ino, de->rec_len, de->name_len, de->name);
+		/* Removed entries in angle brackets, as e2fsprogs' ls -d shows them. */
+		printf(de->deleted ? " <%u>  (%u) %.*s   " : " %u  (%u) %.*s   ", de->ino, de->rec_len, de->name_len,
+		       de->name);
 	}
 	return 0;
 }

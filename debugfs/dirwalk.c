@@ -74,7 +74,7 @@ int dbg_dir_iterate(const char *cmd, u32 dir, bool empty, stalefs_dir_iter_fn fn
 	struct stalefs_inode inode;
 	struct dir_walk w = { cmd, dir, 0, fn, priv };
 	const struct stalefs_dir_scan_ops ops = {
-		.flags = empty ? STALEFS_DIR_ITER_EMPTY : 0,
+		.flags = empty ? STALEFS_DIR_ITER_EMPTY | STALEFS_DIR_ITER_DELETED : 0,
 		.entry = entry, .bad_block = bad_block, .bad_entry = bad_entry, .bad_tree = bad_tree,
 	};
 	int rule, ret;

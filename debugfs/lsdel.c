@@ -5,6 +5,7 @@
  * stalefs_delete_inode), so a deleted file can come back whole as long as
  * none of its blocks (data and extent tree nodes) has been reused.
  */
+#include <getopt.h>
 #include <stdlib.h>
 #include <time.h>
 #include "debugfs.h"
@@ -118,18 +119,42 @@ DBG_CMD(do_lsdel)
 
 DBG_CMD(do_undel)
 {
+	static const char usage[] = "[-j [-s transaction]] <inode_num> [dest_name]";
 	struct stalefs_inode inode;
 	struct blocks_of b = { .collect = true };
-	u32 ino;
-	int rule, bad;
+	u32 ino, seq = 0;
+	int rule, bad, c;
 	size_t i;
-	bool is_dir, stale;
+	bool is_dir, stale, journal = false, have_seq = false;
 	errcode_t err;
 
 	(void)sci_idx; (void)info;
-	if (!dbg_args(argc, argv, 1, 2, "<inode_num> [dest_name]") || !dbg_need_rw(argv[0]) ||
-	    !dbg_need_bitmaps(argv[0]) || !dbg_name_to_ino(argv[0], argv[1], &ino) ||
-	    !dbg_read_inode(argv[0], ino, &inode, &rule))
+	optind = 0;
+	while ((c = getopt(argc, (char *const *)argv, "js:")) != -1) {
+		switch (c) {
+		case 'j': journal = true; break;
+		case 's':
+			if (!dbg_parse_u32(argv[0], optarg, "transaction", &seq))
+				return;
+			have_seq = true;
+			break;
+		default:
+			dbg_usage(argv[0], usage);
+			return;
+		}
+	}
+	if (argc - optind < 1 || argc - optind > 2 || (have_seq && !journal)) {
+		dbg_usage(argv[0], usage);
+		return;
+	}
+	if (!dbg_need_rw(argv[0]) || !dbg_need_bitmaps(argv[0]) || !dbg_name_to_ino(argv[0], argv[optind], &ino))
+		return;
+	/* The kernel's deletions leave no map in the inode: the journal's older copies have it. */
+	if (journal) {
+		dbg_undel_journal(argv[0], ino, argc - optind > 1 ? argv[optind + 1] : NULL, have_seq, seq);
+		return;
+	}
+	if (!dbg_read_inode(argv[0], ino, &inode, &rule))
 		return;
 	if (!is_deleted(&inode, stalefs_test_inode(dbg.fs, ino))) {
 		dbg_msg(argv[0], "inode %u is not a deleted inode (in use, never used, or cleared)", ino);
@@ -163,11 +188,11 @@ DBG_CMD(do_undel)
 	inode.i_dtime = 0;
 	stalefs_inode_set_times_now(&inode, false, false, true);
 	err = stalefs_write_inode(dbg.fs, ino, &inode);
-	if (!err && argc > 2) {
+	if (!err && argc - optind > 1) {
 		const char *name;
 		u32 dir;
 
-		err = stalefs_namei_parent(dbg.fs, dbg.cwd, argv[2], &dir, &name);
+		err = stalefs_namei_parent(dbg.fs, dbg.cwd, argv[optind + 1], &dir, &name);
 		if (!err)
 			err = stalefs_link(dbg.fs, dir, name, ino, stalefs_ft_from_mode(le16_to_cpu(inode.i_mode)));
 	}

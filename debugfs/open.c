@@ -22,6 +22,14 @@ static void report_open_damage(stalefs_fs *fs)
 	}
 }
 
+/* A forensic tool opens a damaged image as far as it can: each command then says what is
+ * wrong with what it touches. */
+static void warn_open(void *priv, const char *what)
+{
+	(void)priv;
+	fprintf(stderr, "%s: warning: %s\n", DBG_PROG, what);
+}
+
 errcode_t dbg_open_fs(const char *name, int flags, u64 sb_block, u32 block_size)
 {
 	stalefs_fs *fs;
@@ -31,22 +39,7 @@ errcode_t dbg_open_fs(const char *name, int flags, u64 sb_block, u32 block_size)
 	 * a filesystem that needs recovery opens, with a warning. */
 	if (flags & STALEFS_OPEN_RW)
 		flags |= STALEFS_OPEN_JOURNAL;
-	err = stalefs_open(name, flags, sb_block, block_size, &fs);
-	if (err && err != STALEFS_ERR_BAD_MAGIC && err != STALEFS_ERR_UNSUPP_FEATURE &&
-	    (err < 0 || err > 4096) /* not an errno: the image is there but damaged */ &&
-	    !(flags & STALEFS_OPEN_FORCE)) {
-		/* A forensic tool opens a damaged image as far as it can: each command then
-		 * says what is wrong with what it touches. */
-		fprintf(stderr, "%s: warning: %s; opening anyway\n", DBG_PROG, error_message(err));
-		flags |= STALEFS_OPEN_FORCE;
-		err = stalefs_open(name, flags, sb_block, block_size, &fs);
-	}
-	if (err == STALEFS_ERR_BITMAP_CSUM && !(flags & STALEFS_OPEN_NO_BITMAPS)) {
-		/* A bad bitmap should not hide the rest of the image. */
-		fprintf(stderr, "%s: %s while reading bitmaps; opening without them (catastrophic mode)\n",
-			DBG_PROG, error_message(err));
-		err = stalefs_open(name, flags | STALEFS_OPEN_NO_BITMAPS, sb_block, block_size, &fs);
-	}
+	err = stalefs_open_tolerant(name, flags, sb_block, block_size, &fs, warn_open, NULL);
 	if (err)
 		return err;
 	report_open_damage(fs);

@@ -143,3 +143,62 @@ int dbg_tree_walk(const char *cmd, u32 top, const char *top_path, dbg_tree_fn fn
 	free(c.seen);
 	return c.ret < 0 ? c.ret : c.problems;
 }
+
+/* ---- inodes to paths, by one walk ---- */
+struct paths {
+	const u32 *ino;
+	char **path;
+	size_t n;
+};
+
+static size_t find_ino(const u32 *ino, size_t n, u32 want)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ino[mid] < want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ino[lo] == want ? lo : n;
+}
+
+static int paths_cb(u32 ino, u8 file_type, const char *path, void *priv)
+{
+	struct paths *p = priv;
+	size_t i = find_ino(p->ino, p->n, ino);
+
+	(void)file_type;
+	if (i < p->n && !p->path[i] && !(p->path[i] = strdup(path)))
+		return -ENOMEM;
+	return 0;
+}
+
+int dbg_paths_of(const char *cmd, const u32 *inos, size_t n, char ***out)
+{
+	struct paths p = { inos, calloc(n ? n : 1, sizeof(char *)), n };
+
+	*out = p.path;
+	if (!p.path)
+		return -ENOMEM;
+	return n ? dbg_tree_walk(cmd, STALEFS_ROOT_INO, "/", paths_cb, &p) : 0;
+}
+
+const char *dbg_path_in(const u32 *inos, char *const *paths, size_t n, u32 ino)
+{
+	size_t i = inos && paths ? find_ino(inos, n, ino) : n;
+
+	return i < n && paths[i] ? paths[i] : "<no name>";
+}
+
+void dbg_paths_free(char **paths, size_t n)
+{
+	size_t i;
+
+	for (i = 0; paths && i < n; i++)
+		free(paths[i]);
+	free(paths);
+}

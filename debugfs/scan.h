@@ -16,10 +16,18 @@ int dbg_inode_scan(dbg_inode_fn fn, void *priv);
 typedef int (*dbg_tree_fn)(u32 ino, u8 file_type, const char *path, void *priv);
 int dbg_tree_walk(const char *cmd, u32 top, const char *top_path, dbg_tree_fn fn, void *priv);
 
-/* The entries of one directory (unused slots too with empty), block by block:
+/* The entries of one directory (with empty: unused slots too, and removed entries marked
+ * deleted), block by block:
  * damaged blocks are reported on stderr as cmd and the walk goes on with what
  * can be parsed.  Returns the number of problems reported, or <0 when the
  * callback failed (a callback returning >0 stops the walk early). */
 int dbg_dir_iterate(const char *cmd, u32 dir, bool empty, stalefs_dir_iter_fn fn, void *priv);
+
+/* The first path naming each of inos[0..n) (sorted, distinct), by one walk of the tree from the
+ * root; NULL where no name reaches it.  Returns the problems met, <0 on failure. */
+int dbg_paths_of(const char *cmd, const u32 *inos, size_t n, char ***paths);
+/* ino's path from dbg_paths_of, or "<no name>". */
+const char *dbg_path_in(const u32 *inos, char *const *paths, size_t n, u32 ino);
+void dbg_paths_free(char **paths, size_t n);
 
 #endif

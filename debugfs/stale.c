@@ -2,10 +2,14 @@
 /*
  * lsstale: every inode holding STALE extents (or flagged as if it did), with
  * its path, owner, group, mode, stale block count, and whether it is confined
- * to the permitted group (gid == stale_gid and no permission bit for others).
+ * to the permitted group (gid == stale_gid and no permission bit for others);
+ * stale_group: the permitted group; dump_stale: what STALE extents expose.
  */
+#include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "debugfs.h"
 #include "scan.h"
 
@@ -59,16 +63,26 @@ static int stale_inode_cb(u32 ino, const struct stalefs_inode *inode, int rule, 
 	return 0;
 }
 
-static int stale_path_cb(u32 ino, u8 file_type, const char *path, void *priv)
+/* Each inode's path, by one walk of the tree (the scan found them in inode order). */
+static int stale_paths(const char *cmd, struct stale_ctx *c)
 {
-	struct stale_ctx *c = priv;
+	u32 *inos = malloc((c->n ? c->n : 1) * sizeof(*inos));
+	char **paths = NULL;
 	size_t i;
+	int r;
 
-	(void)file_type;
+	if (!inos)
+		return -ENOMEM;
 	for (i = 0; i < c->n; i++)
-		if (c->v[i].ino == ino && !c->v[i].path)
-			c->v[i].path = strdup(path);
-	return 0;
+		inos[i] = c->v[i].ino;
+	r = dbg_paths_of(cmd, inos, c->n, &paths);
+	for (i = 0; paths && i < c->n; i++) {
+		c->v[i].path = paths[i];
+		paths[i] = NULL;
+	}
+	dbg_paths_free(paths, c->n);
+	free(inos);
+	return r;
 }
 
 DBG_CMD(do_lsstale)
@@ -88,7 +102,7 @@ DBG_CMD(do_lsstale)
 		goto out;
 	}
 	/* Paths are best effort: a damaged directory is named on stderr, the list still printed. */
-	if (c.n && dbg_tree_walk(argv[0], STALEFS_ROOT_INO, "/", stale_path_cb, &c))
+	if (stale_paths(argv[0], &c))
 		dbg_fail();
 	for (i = 0; i < c.n; i++)
 		unconfined += !dbg_confined(c.v[i].gid, c.v[i].mode);
@@ -121,7 +135,7 @@ DBG_CMD(do_lsstale)
 		const struct stale_inode *s = &c.v[i];
 		char m[11];
 
-		dbg_mode_string(s->mode, m);
+		stalefs_mode_string(s->mode, m);
 		printf("%8u %6u %6u %-10s %8llu %-10s %s%s\n", s->ino, s->uid, s->gid, m,
 		       (unsigned long long)s->stale_blocks, dbg_confined(s->gid, s->mode) ? "yes" : "NO",
 		       s->path ? s->path : "<unlinked>",
@@ -202,4 +216,150 @@ DBG_CMD(do_stale_group)
 		printf("No permitted group was recorded.\n");
 	else
 		printf("Permitted group %u forgotten.\n", sg);
+}
+
+/*
+ * dump_stale [-d directory] [-m map_file] [output_file]: the content of every STALE extent
+ * -- what the disk held before, exposed to the permitted group -- as one stream (extents in
+ * inode and logical order), or with -d as one sparse file per inode (<ino>.stale, each
+ * extent at its logical offset), with a map naming each extent's inode, owner, group and
+ * whether it is confined to the permitted group.
+ */
+struct stale_ext {
+	u32 lblk, len;
+	u64 pblk;
+};
+
+struct stale_exts {
+	struct stale_ext *v;
+	size_t n, cap;
+};
+
+static int collect_stale(stalefs_fs *fs, const struct stalefs_xentry *e, void *priv)
+{
+	struct stale_exts *x = priv;
+
+	if (e->is_index || !(e->flags & STALEFS_EXT_STALE) || !e->len || e->len > STALEFS_EXT_MAX_LEN ||
+	    e->pblk + e->len > fs->geom.blocks_count)
+		return 0;
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? x->cap * 2 : 16;
+		struct stale_ext *v = realloc(x->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		x->v = v;
+		x->cap = cap;
+	}
+	x->v[x->n++] = (struct stale_ext){ e->lblk, e->len, e->pblk };
+	return 0;
+}
+
+/* One inode's STALE extents, to the stream or to dir/<ino>.stale. */
+static bool dump_one(struct dbg_extract *x, const struct stale_inode *s, const char *dir, u64 *blocks)
+{
+	struct stalefs_inode inode;
+	struct stale_exts e = { 0 };
+	const u32 bs = dbg.fs->block_size;
+	char file[4096] = "-";
+	FILE *to = x->out;
+	bool ok = true;
+	size_t i;
+	int rule;
+
+	if (stalefs_read_inode_raw(dbg.fs, s->ino, &inode, &rule) ||
+	    stalefs_extent_scan(dbg.fs, s->ino, &inode, &(struct stalefs_xscan_ops){ .entry = collect_stale }, &e) < 0)
+		return false;
+	if (dir && e.n) {
+		snprintf(file, sizeof(file), "%s/%u.stale", dir, s->ino);
+		to = dbg_fopen_private(file);
+		if (!to) {
+			dbg_err(x->cmd, errno, "creating %s", file);
+			free(e.v);
+			return false;
+		}
+	}
+	for (i = 0; i < e.n && ok; i++) {
+		u64 stream = dir ? (u64)e.v[i].lblk * bs : x->stream_off;
+
+		if (dir && fseeko(to, (off_t)((u64)e.v[i].lblk * bs), SEEK_SET)) {
+			dbg_err(x->cmd, errno, "writing %s", file);
+			ok = false;
+			break;
+		}
+		ok = dbg_extract_range(x, to, e.v[i].pblk, 0, (u64)e.v[i].len * bs);
+		dbg_extract_map(x, "%llu\t%llu\t%llu\t%llu\t%llu\t%u\t%u\t%u\t%u\t%u\t%s\t%s\t%s\n",
+				(unsigned long long)stream, (unsigned long long)e.v[i].len * bs,
+				(unsigned long long)e.v[i].pblk * bs, (unsigned long long)(x->base + e.v[i].pblk * bs),
+				(unsigned long long)e.v[i].pblk, e.v[i].len, s->ino, e.v[i].lblk, s->uid, s->gid,
+				dbg_confined(s->gid, s->mode) ? "yes" : "NO", s->path ? s->path : "<no name>", file);
+		*blocks += e.v[i].len;
+	}
+	if (dir && e.n && fclose(to) != 0 && ok) {
+		dbg_err(x->cmd, errno, "writing %s", file);
+		ok = false;
+	}
+	free(e.v);
+	return ok;
+}
+
+DBG_CMD(do_dump_stale)
+{
+	static const char usage[] = "[-d directory] [-m map_file] [output_file]";
+	struct stale_ctx c = { 0 };
+	struct dbg_extract x;
+	const char *dir = NULL, *map = NULL;
+	char header[256];
+	u64 blocks = 0;
+	u32 sg;
+	size_t i;
+	int ch, err;
+
+	(void)sci_idx; (void)info;
+	optind = 0;
+	while ((ch = getopt(argc, (char *const *)argv, "d:m:")) != -1) {
+		switch (ch) {
+		case 'd': dir = optarg; break;
+		case 'm': map = optarg; break;
+		default:
+			dbg_usage(argv[0], usage);
+			return;
+		}
+	}
+	if (argc - optind > 1 || (dir && argc - optind)) {
+		dbg_usage(argv[0], usage);
+		return;
+	}
+	if (!dbg_need_fs(argv[0]))
+		return;
+	if (dir && mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		dbg_err(argv[0], errno, "creating %s", dir);
+		return;
+	}
+	err = dbg_inode_scan(stale_inode_cb, &c);
+	if (err) {
+		dbg_err(argv[0], err < 0 ? -err : err, "scanning for stale extents");
+		goto out;
+	}
+	if (stale_paths(argv[0], &c))
+		dbg_fail();
+	sg = le32_to_cpu(dbg.fs->sb.s_stale_gid);
+	if (sg == STALEFS_STALE_GID_NONE)
+		snprintf(header, sizeof(header), "no permitted group recorded\n# ");
+	else
+		snprintf(header, sizeof(header), "permitted group %u\n# ", sg);
+	strncat(header, "stream_offset\tlength\tfs_offset\timage_offset\tfirst_block\tblocks\tinode\tlblk\tuid\tgid"
+		"\tconfined\tpath\tfile", sizeof(header) - strlen(header) - 1);
+	if (!dbg_extract_open(&x, argv[0], optind < argc ? argv[optind] : NULL, !dir, map, header))
+		goto out;
+	for (i = 0; i < c.n; i++)
+		if (!dump_one(&x, &c.v[i], dir, &blocks))
+			break;
+	if (dbg_extract_close(&x) && (dir || optind < argc))
+		printf("%llu STALE block%s of %zu file%s written to %s\n", (unsigned long long)blocks,
+		       blocks == 1 ? "" : "s", c.n, c.n == 1 ? "" : "s", dir ? dir : argv[optind]);
+out:
+	for (i = 0; i < c.n; i++)
+		free(c.v[i].path);
+	free(c.v);
 }

@@ -216,34 +216,6 @@ const char *dbg_mode_type(u16 mode)
 	return "bad type";
 }
 
-void dbg_mode_string(u16 mode, char out[11])
-{
-	static const char rwx[] = "rwxrwxrwx";
-	char t;
-	int i;
-
-	switch (mode & STALEFS_S_IFMT) {
-	case STALEFS_S_IFREG: t = '-'; break;
-	case STALEFS_S_IFDIR: t = 'd'; break;
-	case STALEFS_S_IFLNK: t = 'l'; break;
-	case STALEFS_S_IFCHR: t = 'c'; break;
-	case STALEFS_S_IFBLK: t = 'b'; break;
-	case STALEFS_S_IFIFO: t = 'p'; break;
-	case STALEFS_S_IFSOCK: t = 's'; break;
-	default: t = '?';
-	}
-	out[0] = t;
-	for (i = 0; i < 9; i++)
-		out[1 + i] = (mode & (1u << (8 - i))) ? rwx[i] : '-';
-	if (mode & 04000)
-		out[3] = (mode & 0100) ? 's' : 'S';
-	if (mode & 02000)
-		out[6] = (mode & 010) ? 's' : 'S';
-	if (mode & 01000)
-		out[9] = (mode & 01) ? 't' : 'T';
-	out[10] = '\0';
-}
-
 const char *dbg_ext_flags(u16 flags)
 {
 	static char buf[64];

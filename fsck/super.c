@@ -136,8 +136,7 @@ int fsck_open(struct fsck_ctx *ctx)
 			ctx->device, (unsigned long long)ctx->sb_block);
 		fsck_exit(FSCK_ERROR);
 	}
-	if (err == STALEFS_ERR_UNSUPP_FEATURE || err == STALEFS_ERR_MOUNTED ||
-	    (err > 0 && err < 4096 /* an errno: the device itself */)) {
+	if (err == STALEFS_ERR_UNSUPP_FEATURE || stalefs_io_error(err) /* the device or its name */) {
 		com_err(ctx->program, err, "while trying to open %s", ctx->device);
 		if (err == STALEFS_ERR_UNSUPP_FEATURE)
 			fprintf(stderr, "%s: this fsck.stalefs does not know the filesystem's "

@@ -245,7 +245,13 @@ int stalefs_save_pending(struct inode *inode)
 	up_write(&ei->i_map_sem);
 	stalefs_journal_stop(sb, handle);
 	if (err) {
-		stalefs_error(sb, inode->i_ino, 0, "cannot save converted extents: error %d", err);
+		/*
+		 * After a shutdown nothing may be written: the conversions are
+		 * lost as a crash would lose them (the blocks read as zeros),
+		 * which is no damage to report.
+		 */
+		if (!stalefs_forced_shutdown(sb))
+			stalefs_error(sb, inode->i_ino, 0, "cannot save converted extents: error %d", err);
 		mapping_set_error(inode->i_mapping, err);
 	}
 	return err;
@@ -348,7 +354,7 @@ int stalefs_convert_unwritten(struct inode *inode, loff_t pos, loff_t len)
 		err = stalefs_update_inode(inode);
 	}
 	memalloc_nofs_restore(nofs);
-	if (err)
+	if (err && !stalefs_forced_shutdown(sb))
 		stalefs_error(sb, inode->i_ino, 0,
 			      "cannot convert unwritten extent at block %llu: error %d",
 			      first, err);

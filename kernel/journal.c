@@ -662,11 +662,30 @@ int stalefs_shutdown(struct super_block *sb, u32 flags)
 		thaw_bdev(sb->s_bdev);
 		break;
 	case STALEFS_GOING_FLAGS_LOGFLUSH:
-		if (sbi->journal)
-			jbd2_journal_force_commit(sbi->journal);
+		if (!sbi->journal) {
+			set_bit(STALEFS_FLAG_SHUTDOWN, &sbi->flags);
+			break;
+		}
+		/*
+		 * Everything done so far into the log, conversions waiting in
+		 * memory included (XFS logs those at I/O completion), then the
+		 * last commit with no handle running: no buffer of it can be
+		 * changed while it is written, so the abort finds no frozen copy
+		 * to throw away (jbd2 warns "freeing b_frozen_data" when it must).
+		 */
+		stalefs_save_all_pending(sb);
+		jbd2_journal_lock_updates(sbi->journal);
+		jbd2_journal_force_commit(sbi->journal);
 		set_bit(STALEFS_FLAG_SHUTDOWN, &sbi->flags);
-		break;
+		stalefs_journal_abort(sb, -ESHUTDOWN);
+		jbd2_journal_unlock_updates(sbi->journal);
+		return 0;
 	default:
+		/*
+		 * At once: a commit being written is cut short, and jbd2 may
+		 * warn that it frees the frozen copy of a buffer changed
+		 * meanwhile (journal_release_journal_head), as on ext4.
+		 */
 		set_bit(STALEFS_FLAG_SHUTDOWN, &sbi->flags);
 		break;
 	}

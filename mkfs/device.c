@@ -33,15 +33,16 @@ const char *device_existing_fs(const char *device)
 	};
 	char buf[16];
 	const char *found = NULL;
+	struct stalefs_io *io;
 	size_t i;
-	int fd = open(device, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	/* Through the library: a region (IMAGE?offset=N) is read where it starts. */
+	if (stalefs_io_open(device, false, false, &io))
 		return NULL;
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]) && !found; i++)
-		if (pread(fd, buf, sigs[i].len, (off_t)sigs[i].off) == (ssize_t)sigs[i].len &&
+		if (stalefs_io_pread(io, sigs[i].off, (u32)sigs[i].len, buf) == 0 &&
 		    memcmp(buf, sigs[i].magic, sigs[i].len) == 0)
 			found = sigs[i].name;
-	close(fd);
+	stalefs_io_close(io);
 	return found;
 }

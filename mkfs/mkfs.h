@@ -20,7 +20,9 @@ struct mkfs_options {
 	bool dry_run, quiet;
 	/* Done once every check has passed, so a refused mkfs leaves the target as it was. */
 	bool create_file;	/* the target does not exist: create it */
-	bool extend_file;	/* a regular file shorter than the size asked for: extend it */
+	bool extend_file;	/* a regular file shorter than the size asked for: extend it ... */
+	u64 extend_to;		/* ... to this many bytes (a region's end, for IMAGE?offset=N&size=M) */
+	char image_path[4096];	/* the file or device itself (device without its ?offset=) */
 	int force;
 };
 

@@ -167,13 +167,6 @@ struct populate {
 	char path[4096];
 };
 
-static u32 encode_dev(dev_t dev)
-{
-	u32 ma = major(dev), mi = minor(dev);
-
-	return (mi & 0xff) | (ma << 8) | ((mi & ~0xffu) << 12);	/* new_encode_dev */
-}
-
 /* Give our inode the source's owner, mode and times. */
 static errcode_t copy_attrs(stalefs_fs *fs, u32 ino, const struct stat *st)
 {
@@ -192,7 +185,7 @@ static errcode_t copy_attrs(stalefs_fs *fs, u32 ino, const struct stat *st)
 	inode.i_ctime = cpu_to_le64((u64)st->st_ctim.tv_sec);
 	inode.i_ctime_nsec = cpu_to_le32((u32)st->st_ctim.tv_nsec);
 	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
-		inode.i_rdev = cpu_to_le32(encode_dev(st->st_rdev));
+		inode.i_rdev = cpu_to_le32(stalefs_encode_dev(major(st->st_rdev), minor(st->st_rdev)));
 	return stalefs_write_inode(fs, ino, &inode);
 }
 

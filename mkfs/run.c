@@ -32,16 +32,34 @@ static bool ask_proceed(const char *question)
 	return answer[0] == 'y' || answer[0] == 'Y';
 }
 
-/* Size of the target; creates a regular file of the requested size when needed. */
+/*
+ * Size of the target; creates a regular file of the requested size when needed.  A region
+ * (IMAGE?offset=N[&size=M]) is the device: its size is the limit, and a file shorter than
+ * the region's end is extended to it.
+ */
 static int size_target(struct mkfs_options *o, u64 *bytes)
 {
+	struct stalefs_io_name n;
 	struct stat st;
 	struct stalefs_io *io;
 	errcode_t err;
+	bool region;
+	u64 region_end;
 
-	if (stat(o->device, &st) < 0) {
+	err = stalefs_io_parse_name(o->device, &n);
+	if (err)
+		return fail(err, "opening %s", o->device);
+	snprintf(o->image_path, sizeof(o->image_path), "%s", n.path);
+	region = n.region;
+	region_end = n.offset + n.size;
+	stalefs_io_name_free(&n);
+	if (stat(o->image_path, &st) < 0) {
 		if (errno != ENOENT || !o->size_bytes)
 			return fail(errno, "opening %s", o->device);
+		/* IMAGE?offset=N of an IMAGE that does not exist: not a name to create. */
+		if (strstr(o->device, "?offset=") || strstr(o->device, "&offset="))
+			return fail(ENOENT, "opening %s (a region is a part of an existing image or device)",
+				    o->device);
 		/* Created later, so a refused mkfs leaves nothing behind. */
 		*bytes = o->size_bytes;
 		o->create_file = !o->dry_run;
@@ -57,6 +75,19 @@ static int size_target(struct mkfs_options *o, u64 *bytes)
 	stalefs_io_close(io);
 	if (err)
 		return fail(err, "determining the size of %s", o->device);
+	if (region) {
+		if (o->size_bytes > *bytes) {
+			fprintf(stderr, "%s: filesystem size %llu bytes is larger than the region %s (%llu bytes)\n",
+				program_name, (unsigned long long)o->size_bytes, o->device,
+				(unsigned long long)*bytes);
+			return EXIT_ERROR;
+		}
+		if (o->size_bytes)
+			*bytes = o->size_bytes;
+		o->extend_file = S_ISREG(st.st_mode) && region_end > (u64)st.st_size && !o->dry_run;
+		o->extend_to = region_end;
+		return EXIT_OK;
+	}
 	if (o->size_bytes) {
 		if (o->size_bytes > *bytes && S_ISBLK(st.st_mode)) {
 			fprintf(stderr, "%s: filesystem size %llu bytes is larger than the device %s (%llu bytes)\n",
@@ -65,6 +96,7 @@ static int size_target(struct mkfs_options *o, u64 *bytes)
 			return EXIT_ERROR;
 		}
 		o->extend_file = o->size_bytes > *bytes && !o->dry_run;
+		o->extend_to = o->size_bytes;
 		*bytes = o->size_bytes;
 	}
 	return EXIT_OK;
@@ -231,7 +263,7 @@ int mkfs_run(struct mkfs_options *o)
 			return rc;
 		}
 		close(fd);
-	} else if (o->extend_file && truncate(o->device, (off_t)o->size_bytes) < 0) {
+	} else if (o->extend_file && truncate(o->image_path, (off_t)o->extend_to) < 0) {
 		return fail(errno, "extending %s to the requested size", o->device);
 	}
 	if (!p->no_discard)

@@ -6,7 +6,7 @@
  * The new groups' metadata that has to be on disk -- their superblock
  * copies and descriptor-table copies, zeroed inode tables without
  * lazy_itable -- lies past the old end: the transaction writes it in place
- * before it logs the rest (journal_txn.c), so nothing committed ever points
+ * before it logs the rest (format/lib/txn.c), so nothing committed ever points
  * at it unwritten.  Inside the old filesystem only the last descriptor
  * block, the short last group's bitmap and the superblock change, and they
  * are logged.  Without a journal the writes are ordered instead (the new
@@ -73,10 +73,5 @@ errcode_t resize_grow(struct resize_ctx *c)
 	err = stalefs_write_backups_from(fs, old->groups_count);
 	if (err)
 		return err;
-	err = resize_commit(c);
-	if (err)
-		return err;
-	/* Committed: every backup now says the new size. */
-	fs->write_backups = true;
-	return 0;
+	return resize_commit(c);
 }

@@ -6,8 +6,8 @@
  * resize2fs' block mover does, a few inodes per transaction.
  *
  * What makes a kill harmless: file data is copied straight to blocks the
- * committed state holds free (stalefs_alloc_blocks_fresh, never one freed
- * in the same transaction), and the transaction that points the extents at
+ * committed state holds free (inside a transaction the allocator never
+ * hands out a block the transaction freed: format/lib/txn.c), and the transaction that points the extents at
  * the copies also frees the originals, so before its commit the old blocks
  * are the file's and after it the new ones are.  Directory, symlink and
  * xattr blocks are metadata: their copies are written with the rest of the
@@ -109,7 +109,7 @@ static errcode_t copy_data(struct resize_ctx *c, const struct move *m, u8 *buf)
  * The part of extent e past end (at most max blocks of it), split over free runs below the
  * end.
  */
-static errcode_t plan_extent(struct resize_ctx *c, const struct stalefs_ext *e, u64 end, bool meta,
+static errcode_t plan_extent(struct resize_ctx *c, const struct stalefs_ext *e, u64 end,
 			     u32 max, struct move **moves, u32 *n, u32 *cap, u64 *goal)
 {
 	u64 skip = e->pblk >= end ? 0 : end - e->pblk;
@@ -122,9 +122,7 @@ static errcode_t plan_extent(struct resize_ctx *c, const struct stalefs_ext *e, 
 		u64 start;
 		u32 got;
 
-		/* Data is written past the transaction: only blocks the committed state holds free. */
-		err = meta ? stalefs_alloc_blocks(c->fs, *goal, left, &start, &got)
-			   : stalefs_alloc_blocks_fresh(c->fs, *goal, left, &start, &got);
+		err = stalefs_alloc_blocks(c->fs, *goal, left, &start, &got);
 		if (err)
 			return err;
 		if (*n == *cap) {
@@ -195,7 +193,7 @@ static errcode_t move_extents(struct resize_ctx *c, struct step *s, u32 budget, 
 			*more = true;
 			break;
 		}
-		err = plan_extent(c, e, end, s->meta, s->meta ? budget - spent : ~0u, &moves, &n, &cap, &goal);
+		err = plan_extent(c, e, end, s->meta ? budget - spent : ~0u, &moves, &n, &cap, &goal);
 		for (k = before; k < n; k++) {
 			spent += s->meta ? moves[k].len : 0;
 			spent += group_cost(c, &gs, moves[k].from) + group_cost(c, &gs, moves[k].to);

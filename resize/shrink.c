@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shrinking an unmounted filesystem, in journal transactions (journal_txn.c)
+ * Shrinking an unmounted filesystem, in journal transactions (format/lib/txn.c, STALEFS_TXN_ATOMIC)
  * so that a kill or a power cut at any point leaves a filesystem that
  * mounts and checks clean, at the old size or the new one:
  *
@@ -55,11 +55,11 @@ static errcode_t check_kept_groups(struct resize_ctx *c)
 /* Start (again) a transaction session on the journal the superblock names now. */
 static errcode_t restart_session(struct resize_ctx *c)
 {
-	errcode_t err = stalefs_txn_finish(c->txn);
+	errcode_t err = stalefs_txn_stop(c->fs);
 
-	c->txn = NULL;
 	if (!err)
-		err = stalefs_txn_begin(c->fs, &c->txn);
+		err = stalefs_txn_start(c->fs, STALEFS_TXN_ATOMIC);
+	c->txn = !err;
 	return err;
 }
 
@@ -114,7 +114,8 @@ static errcode_t add_temp_journal(struct resize_ctx *c)
 	if (!err)
 		err = stalefs_flush(fs);
 	if (!err)
-		err = stalefs_txn_begin(fs, &c->txn);
+		err = stalefs_txn_start(fs, STALEFS_TXN_ATOMIC);
+	c->txn = !err;
 	return err;
 }
 
@@ -129,10 +130,10 @@ static errcode_t remove_temp_journal(struct resize_ctx *c)
 	stalefs_journal_clear_recover(c->fs);
 	err = stalefs_journal_remove(c->fs);
 	if (!err)
-		err = stalefs_txn_finish(c->txn);
+		err = stalefs_txn_stop(c->fs);
 	else
-		stalefs_txn_abort(c->txn);
-	c->txn = NULL;
+		stalefs_txn_abort(c->fs);
+	c->txn = false;
 	if (!err)
 		printf("Removing the temporary journal\n");
 	return err;
@@ -227,10 +228,7 @@ static errcode_t cut(struct resize_ctx *c)
 	stalefs_mark_super_dirty(fs);
 	fs->alloc_end = 0;
 	fs->ino_alloc_end = 0;
-	err = resize_commit(c);
-	if (!err)
-		fs->write_backups = true;
-	return err;
+	return resize_commit(c);
 }
 
 errcode_t resize_shrink(struct resize_ctx *c)

@@ -6,10 +6,8 @@
 
 errcode_t resize_commit(struct resize_ctx *c)
 {
-	/* With a journal, one transaction (journal_txn.c); without, an ordered flush. */
+	/* With a journal, one transaction (format/lib/txn.c); without, an ordered flush. */
 	c->wrote = true;
-	if (c->txn)
-		return stalefs_txn_commit(c->txn);
 	return stalefs_flush(c->fs);
 }
 

@@ -34,4 +34,6 @@ deb: deb-deps
 # For tests/deb: what `make install-tools` installs (file names only).
 deb-print-install:
 	@echo "programs: $(notdir $(INSTALL_PROGRAMS))"
+	@echo "bin: $(if $(INSTALL_FUSE),stalefs-fuse)"
+	@echo "helpers: $(if $(INSTALL_FUSE),mount.fuse.stalefs)"
 	@echo "man8: $(notdir $(MAN8))"

@@ -86,8 +86,9 @@ int tune_online(const struct tune_opts *o)
 	int fd, rc;
 
 	if (!stalefs_mount_point(o->device, mnt, sizeof(mnt), &read_only)) {
-		fprintf(stderr, "%s: %s is mounted, but its mount point was not found in /proc/self/mountinfo "
-			"(another mount namespace?); nothing was changed\n", program_name, o->device);
+		fprintf(stderr, "%s: %s is mounted, but not by the kernel module here (through stalefs-fuse, or "
+			"in another mount namespace): unmount it first; nothing was changed\n", program_name,
+			o->device);
 		return TUNEFS_ERROR;
 	}
 	fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -370,77 +370,7 @@ void stalefs_adjust_stale_count(stalefs_fs *fs, u32 ino, int delta)
 	fs->groups[group].desc_dirty = true;
 }
 
-/* The freed-since-commit range holding block, or the first after it (index; txn_nfreed: none). */
-static u32 freed_search(const stalefs_fs *fs, u64 block)
-{
-	u32 lo = 0, hi = fs->txn_nfreed;
-
-	while (lo < hi) {
-		u32 mid = (lo + hi) / 2;
-
-		if (block >= fs->txn_freed[mid].start + fs->txn_freed[mid].len)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static void freed_note(stalefs_fs *fs, u64 block)
-{
-	u32 i = freed_search(fs, block);
-	struct stalefs_brange *r = fs->txn_freed;
-
-	if (i < fs->txn_nfreed && r[i].start <= block)
-		return;
-	/* Most frees extend the range before them: a run freed block by block stays one range. */
-	if (i > 0 && r[i - 1].start + r[i - 1].len == block) {
-		r[i - 1].len++;
-		return;
-	}
-	if (fs->txn_nfreed == fs->txn_freed_cap) {
-		fs->txn_freed_cap = fs->txn_freed_cap ? fs->txn_freed_cap * 2 : 64;
-		fs->txn_freed = stalefs_xrealloc(fs->txn_freed, fs->txn_freed_cap * sizeof(*r));
-		r = fs->txn_freed;
-	}
-	memmove(&r[i + 1], &r[i], (fs->txn_nfreed - i) * sizeof(*r));
-	r[i].start = block;
-	r[i].len = 1;
-	fs->txn_nfreed++;
-}
-
-void stalefs_txn_frees_reset(stalefs_fs *fs)
-{
-	fs->txn_nfreed = 0;
-}
-
-/*
- * The first free bit at or after from that a fresh allocation may take, and in *stop where
- * a run from it must end (the next range freed since the commit), or nbits.
- */
-static u64 find_usable(stalefs_fs *fs, const u8 *map, u64 gfirst, u64 from, u64 nbits, bool fresh, u64 *stop)
-{
-	for (;;) {
-		u64 bit = find_zero(map, from, nbits);
-		u32 i;
-
-		*stop = nbits;
-		if (!fresh || bit >= nbits || !fs->txn_nfreed)
-			return bit;
-		i = freed_search(fs, gfirst + bit);
-		if (i == fs->txn_nfreed)
-			return bit;
-		if (fs->txn_freed[i].start <= gfirst + bit) {
-			from = fs->txn_freed[i].start + fs->txn_freed[i].len - gfirst;
-			continue;
-		}
-		if (fs->txn_freed[i].start - gfirst < nbits)
-			*stop = fs->txn_freed[i].start - gfirst;
-		return bit;
-	}
-}
-
-static errcode_t alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u32 *got, bool fresh)
+errcode_t stalefs_alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u32 *got)
 {
 	const struct stalefs_geom *g = &fs->geom;
 	u32 ngroups = g->groups_count, first_group, k;
@@ -465,7 +395,7 @@ static errcode_t alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u3
 		u32 group = (first_group + k) % ngroups;
 		struct stalefs_group *grp;
 		u64 gfirst = stalefs_group_first_block(g, group);
-		u64 nbits = stalefs_group_nblocks(g, group), bit, end, b, stop;
+		u64 nbits = stalefs_group_nblocks(g, group), bit, end, b;
 		u64 from = (k == 0 && goal > gfirst) ? goal - gfirst : 0;
 
 		if (gfirst + nbits > limit)
@@ -473,31 +403,34 @@ static errcode_t alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u3
 		if (le32_to_cpu(fs->groups[group].desc.bg_free_blocks_count) == 0)
 			continue;
 		grp = group_maps(fs, group);
-		bit = find_usable(fs, grp->block_bitmap, gfirst, from, nbits, fresh, &stop);
-		if (bit >= nbits)
-			continue;
-		for (end = bit + 1; end < stop && end - bit < want && !bit_test(grp->block_bitmap, end); end++)
-			;
-		for (b = bit; b < end; b++)
-			bit_set(grp->block_bitmap, b);
-		grp->bb_dirty = true;
-		stalefs_adjust_free_blocks(fs, group, -(s64)(end - bit));
-		*start = gfirst + bit;
-		*got = (u32)(end - bit);
-		fs->block_alloc_goal = *start + *got;
-		return 0;
+		for (bit = from;;) {
+			u64 busy_end, run_end;
+
+			bit = find_zero(grp->block_bitmap, bit, nbits);
+			if (bit >= nbits)
+				break;
+			/* Freed by the running transaction (txn.c): not before it commits. */
+			if (stalefs_txn_busy(fs, gfirst + bit, &busy_end)) {
+				if (busy_end >= gfirst + nbits)
+					break;
+				bit = busy_end - gfirst;
+				continue;
+			}
+			run_end = busy_end - gfirst < nbits ? busy_end - gfirst : nbits;
+			for (end = bit + 1; end < run_end && end - bit < want && !bit_test(grp->block_bitmap, end); end++)
+				;
+			for (b = bit; b < end; b++)
+				bit_set(grp->block_bitmap, b);
+			grp->bb_dirty = true;
+			stalefs_adjust_free_blocks(fs, group, -(s64)(end - bit));
+			*start = gfirst + bit;
+			*got = (u32)(end - bit);
+			fs->block_alloc_goal = *start + *got;
+			stalefs_txn_allocated(fs, *start, *got);
+			return 0;
+		}
 	}
 	return STALEFS_ERR_NO_SPACE;
-}
-
-errcode_t stalefs_alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u32 *got)
-{
-	return alloc_blocks(fs, goal, want, start, got, false);
-}
-
-errcode_t stalefs_alloc_blocks_fresh(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u32 *got)
-{
-	return alloc_blocks(fs, goal, want, start, got, true);
 }
 
 errcode_t stalefs_alloc_block(stalefs_fs *fs, u64 goal, u64 *block)
@@ -526,12 +459,11 @@ errcode_t stalefs_free_blocks(stalefs_fs *fs, u64 start, u64 count)
 		/* Freeing a free block would corrupt the counts; skip it (fsck's job to explain). */
 		if (!bit_test(grp->block_bitmap, bit))
 			continue;
-		if (fs->txn_track)
-			freed_note(fs, b);
 		bit_clear(grp->block_bitmap, bit);
 		grp->bb_dirty = true;
 		stalefs_adjust_free_blocks(fs, group, 1);
 	}
+	stalefs_txn_freed(fs, start, count);
 	return 0;
 }
 

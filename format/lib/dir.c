@@ -116,6 +116,12 @@ static errcode_t dir_write_block(struct dir_ctx *c, u64 pblk)
 
 errcode_t stalefs_dir_iterate(stalefs_fs *fs, u32 dir, int flags, stalefs_dir_iter_fn fn, void *priv)
 {
+	return stalefs_dir_iterate_from(fs, dir, 0, flags, fn, priv);
+}
+
+errcode_t stalefs_dir_iterate_from(stalefs_fs *fs, u32 dir, u32 first_lblk, int flags, stalefs_dir_iter_fn fn,
+				   void *priv)
+{
 	struct dir_ctx c;
 	errcode_t err;
 	u32 lblk;
@@ -125,7 +131,7 @@ errcode_t stalefs_dir_iterate(stalefs_fs *fs, u32 dir, int flags, stalefs_dir_it
 		dir_close(&c);
 		return err;
 	}
-	for (lblk = 0; lblk < c.nblocks; lblk++) {
+	for (lblk = first_lblk; lblk < c.nblocks; lblk++) {
 		u64 pblk;
 		int ret;
 
@@ -146,38 +152,119 @@ out:
 	return err;
 }
 
-struct lookup_ctx {
-	const char *name;
-	size_t len;
-	u32 ino;
-};
-
-static int lookup_cb(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *priv)
+/* The entry name in the block in c->buf: its offset (and the entry before it), or 0. */
+static u32 find_in_block(struct dir_ctx *c, const char *name, u32 len, u32 *prev_off)
 {
-	struct lookup_ctx *l = priv;
+	u32 off = sizeof(struct stalefs_dir_block), prev = 0, bs = c->fs->block_size;
 
-	(void)fs;
-	if (de->name_len == l->len && memcmp(de->name, l->name, l->len) == 0) {
-		l->ino = de->ino;
-		return 1;
+	/* The block verified (dir_read_block): its rec_len chain is sound. */
+	while (off + sizeof(struct stalefs_dir_entry) <= bs) {
+		const struct stalefs_dir_entry *de = (const void *)(c->buf + off);
+		u32 rec = le16_to_cpu(de->rec_len);
+
+		if (de->inode && de->name_len == len && memcmp(de->name, name, len) == 0) {
+			if (prev_off)
+				*prev_off = prev;
+			return off;
+		}
+		if (rec < sizeof(*de))
+			break;
+		prev = off;
+		off += rec;
 	}
 	return 0;
 }
 
+static errcode_t dx_read(void *ctx, u32 lblk, const u8 **block)
+{
+	struct dir_ctx *c = ctx;
+	u64 pblk;
+	errcode_t err = dir_read_block(c, lblk, &pblk);
+
+	*block = c->buf;
+	return err;
+}
+
+/* The directory's index (dir_index.c), when the filesystem keeps them and it has one. */
+static struct dx_dir *dir_dx(struct dir_ctx *c)
+{
+	if (!c->fs->dir_index)
+		return NULL;
+	return stalefs_dx_get(c->fs, c->dir, &c->inode, c->nblocks, dx_read, c);
+}
+
+/*
+ * Find name in an open directory: the block holding it in c->buf, where it is and the entry
+ * before it.  Through the index the blocks its hash names, else every block in order.
+ * STALEFS_ERR_NOT_FOUND when it is not there.
+ */
+static errcode_t find_name(struct dir_ctx *c, struct dx_dir *dx, const char *name, u32 len, u32 *lblk,
+			   u64 *pblk, u32 *off, u32 *prev)
+{
+	u32 cand[16], n, i;
+	errcode_t err;
+
+	if (dx) {
+		n = stalefs_dx_candidates(dx, name, len, cand, 16);
+		for (i = 0; i < n; i++) {
+			err = dir_read_block(c, cand[i], pblk);
+			if (err)
+				return err;
+			*off = find_in_block(c, name, len, prev);
+			if (*off) {
+				*lblk = cand[i];
+				return 0;
+			}
+		}
+		/* The index is exact (and names sharing a hash are few): absent. */
+		if (n < 16)
+			return STALEFS_ERR_NOT_FOUND;
+	}
+	for (i = 0; i < c->nblocks; i++) {
+		err = dir_read_block(c, i, pblk);
+		if (err)
+			return err;
+		*off = find_in_block(c, name, len, prev);
+		if (*off) {
+			*lblk = i;
+			return 0;
+		}
+	}
+	return STALEFS_ERR_NOT_FOUND;
+}
+
 errcode_t stalefs_lookup(stalefs_fs *fs, u32 dir, const char *name, size_t len, u32 *ino)
 {
-	struct lookup_ctx l = { name, len, 0 };
+	struct dir_ctx c;
+	u32 lblk, off, prev;
+	u64 pblk;
 	errcode_t err;
 
 	if (len == 0 || len > STALEFS_NAME_LEN)
 		return len ? STALEFS_ERR_NAME_TOO_LONG : STALEFS_ERR_NOT_FOUND;
-	err = stalefs_dir_iterate(fs, dir, 0, lookup_cb, &l);
-	if (err)
-		return err;
-	if (!l.ino)
-		return STALEFS_ERR_NOT_FOUND;
-	*ino = l.ino;
-	return 0;
+	err = dir_open(fs, dir, &c);
+	if (!err)
+		err = find_name(&c, dir_dx(&c), name, (u32)len, &lblk, &pblk, &off, &prev);
+	if (!err)
+		*ino = le32_to_cpu(((const struct stalefs_dir_entry *)(c.buf + off))->inode);
+	dir_close(&c);
+	return err;
+}
+
+/* A name was added to (or removed from) block lblk, in c->buf: the index follows, and the
+ * directory's times. */
+static errcode_t dir_changed(struct dir_ctx *c, struct dx_dir *dx, const char *name, u32 len, u32 lblk,
+			     bool added)
+{
+	if (dx) {
+		if (added)
+			stalefs_dx_add(dx, name, len, lblk);
+		else
+			stalefs_dx_remove(dx, name, len, lblk);
+		stalefs_dx_set_room(dx, lblk, stalefs_dx_block_room(c->buf, c->fs->block_size));
+	}
+	stalefs_inode_set_times_now(&c->inode, false, true, true);
+	return stalefs_write_inode(c->fs, c->dir, &c->inode);
 }
 
 /* Try to place an entry in c->buf; true on success. */
@@ -194,6 +281,7 @@ static bool place_entry(struct dir_ctx *c, const char *name, u32 len, u32 ino, u
 errcode_t stalefs_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 file_type)
 {
 	struct dir_ctx c;
+	struct dx_dir *dx;
 	u32 len = (u32)strlen(name), lblk, start;
 	u64 pblk;
 	errcode_t err;
@@ -207,6 +295,25 @@ errcode_t stalefs_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 fi
 	err = dir_open(fs, dir, &c);
 	if (err)
 		goto out;
+	dx = dir_dx(&c);
+	if (dx) {
+		/* The first block with room (where the scan below would put it too). */
+		lblk = stalefs_dx_first_room(dx, STALEFS_DIR_REC_LEN(len));
+		if (lblk != ~0u) {
+			err = dir_read_block(&c, lblk, &pblk);
+			if (err)
+				goto out;
+			if (place_entry(&c, name, len, ino, file_type)) {
+				err = dir_write_block(&c, pblk);
+				goto placed;
+			}
+			stalefs_dx_drop(fs, dir);	/* not what the index said: never trust it again */
+			dx = NULL;
+		} else {
+			lblk = c.nblocks;
+			goto append;
+		}
+	}
 	/* Filling a directory: resume where the last entry went rather than rescanning. */
 	start = (fs->dir_hint_ino == dir && fs->dir_hint_lblk < c.nblocks) ? fs->dir_hint_lblk : 0;
 	for (lblk = start; lblk < c.nblocks; lblk++) {
@@ -215,11 +322,10 @@ errcode_t stalefs_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 fi
 			goto out;
 		if (place_entry(&c, name, len, ino, file_type)) {
 			err = dir_write_block(&c, pblk);
-			fs->dir_hint_ino = dir;
-			fs->dir_hint_lblk = lblk;
-			goto touch;
+			goto placed;
 		}
 	}
+append:
 	/* No room: a new block at the end. */
 	if (c.nblocks >= STALEFS_MAX_FILE_BLOCKS - 1) {
 		err = STALEFS_ERR_FILE_TOO_BIG;
@@ -244,13 +350,11 @@ errcode_t stalefs_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 fi
 	if (err)
 		goto out;
 	c.inode.i_size = cpu_to_le64((u64)(lblk + 1) * fs->block_size);
+placed:
 	fs->dir_hint_ino = dir;
 	fs->dir_hint_lblk = lblk;
-touch:
-	if (!err) {
-		stalefs_inode_set_times_now(&c.inode, false, true, true);
-		err = stalefs_write_inode(fs, dir, &c.inode);
-	}
+	if (!err)
+		err = dir_changed(&c, dx, name, len, lblk, true);
 out:
 	dir_close(&c);
 	return err;
@@ -259,44 +363,52 @@ out:
 errcode_t stalefs_unlink(stalefs_fs *fs, u32 dir, const char *name, u32 *ret_ino)
 {
 	struct dir_ctx c;
-	u32 len = (u32)strlen(name), lblk;
+	struct dx_dir *dx = NULL;
+	u32 len = (u32)strlen(name), lblk, off, prev;
 	u64 pblk;
 	errcode_t err;
 
 	if (!stalefs_fs_rw(fs))
 		return STALEFS_ERR_RO_FILSYS;
 	err = dir_open(fs, dir, &c);
+	if (!err) {
+		dx = dir_dx(&c);
+		err = find_name(&c, dx, name, len, &lblk, &pblk, &off, &prev);
+	}
 	if (err)
 		goto out;
-	for (lblk = 0; lblk < c.nblocks; lblk++) {
-		u32 off = sizeof(struct stalefs_dir_block), prev = 0;
-
-		err = dir_read_block(&c, lblk, &pblk);
-		if (err)
-			goto out;
-		while (off < fs->block_size) {
-			struct stalefs_dir_entry *de = (void *)(c.buf + off);
-			u32 rec = le16_to_cpu(de->rec_len);
-
-			if (de->inode && de->name_len == len && memcmp(de->name, name, len) == 0) {
-				if (ret_ino)
-					*ret_ino = le32_to_cpu(de->inode);
-				stalefs_dirblock_remove(c.buf, off, prev);
-				err = dir_write_block(&c, pblk);
-				if (!err) {
-					stalefs_inode_set_times_now(&c.inode, false, true, true);
-					err = stalefs_write_inode(fs, dir, &c.inode);
-				}
-				if (fs->dir_hint_ino == dir && fs->dir_hint_lblk > lblk)
-					fs->dir_hint_lblk = lblk;
-				goto out;
-			}
-			prev = off;
-			off += rec;
-		}
-	}
-	err = STALEFS_ERR_NOT_FOUND;
+	if (ret_ino)
+		*ret_ino = le32_to_cpu(((const struct stalefs_dir_entry *)(c.buf + off))->inode);
+	stalefs_dirblock_remove(c.buf, off, prev);
+	err = dir_write_block(&c, pblk);
+	if (!err)
+		err = dir_changed(&c, dx, name, len, lblk, false);
+	if (fs->dir_hint_ino == dir && fs->dir_hint_lblk > lblk)
+		fs->dir_hint_lblk = lblk;
 out:
+	dir_close(&c);
+	return err;
+}
+
+errcode_t stalefs_dir_set_entry(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 file_type)
+{
+	struct dir_ctx c;
+	u32 lblk, off, prev;
+	u64 pblk;
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	err = dir_open(fs, dir, &c);
+	if (!err)
+		err = find_name(&c, dir_dx(&c), name, (u32)strlen(name), &lblk, &pblk, &off, &prev);
+	if (!err) {
+		struct stalefs_dir_entry *de = (void *)(c.buf + off);
+
+		de->inode = cpu_to_le32(ino);
+		de->file_type = file_type;
+		err = dir_write_block(&c, pblk);
+	}
 	dir_close(&c);
 	return err;
 }

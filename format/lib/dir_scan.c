@@ -10,12 +10,70 @@
 #include "libstalefs.h"
 #include "lib_internal.h"
 
+/*
+ * A removed entry left in [off, end): the shape a live entry has (a valid file type, a name
+ * without '/' or NUL, a rec_len that could have held it, an inode number of this
+ * filesystem).  Anything else in the tail is not reported: it is what was written over.
+ */
+static bool removed_entry_at(const stalefs_fs *fs, const u8 *buf, u32 off, u32 end)
+{
+	const struct stalefs_dir_entry *de = (const void *)(buf + off);
+	u32 ino, rec_len, i;
+
+	if (end - off < sizeof(*de) || !de->name_len || STALEFS_DIR_REC_LEN(de->name_len) > end - off)
+		return false;
+	ino = le32_to_cpu(de->inode);
+	rec_len = le16_to_cpu(de->rec_len);
+	if (!ino || ino > fs->geom.inodes_count || de->file_type == STALEFS_FT_UNKNOWN ||
+	    de->file_type >= STALEFS_FT_MAX || rec_len % 4 || rec_len < STALEFS_DIR_REC_LEN(de->name_len))
+		return false;
+	for (i = 0; i < de->name_len; i++)
+		if (de->name[i] == '/' || de->name[i] == '\0')
+			return false;
+	return true;
+}
+
+/* The removed entries in the tail [off, end) of a live entry's rec_len, in order. */
+static int removed_entries(stalefs_fs *fs, const u8 *buf, u32 lblk, u64 pblk, u32 off, u32 end,
+			   const struct stalefs_dir_scan_ops *ops, void *priv)
+{
+	struct stalefs_dirent_info info;
+	int ret;
+
+	while (off + sizeof(struct stalefs_dir_entry) <= end) {
+		const struct stalefs_dir_entry *de = (const void *)(buf + off);
+
+		if (!removed_entry_at(fs, buf, off, end)) {
+			off += 4;	/* entries start at multiples of 4 */
+			continue;
+		}
+		memset(&info, 0, sizeof(info));
+		info.lblk = lblk;
+		info.pblk = pblk;
+		info.offset = off;
+		info.ino = le32_to_cpu(de->inode);
+		info.rec_len = le16_to_cpu(de->rec_len);
+		info.file_type = de->file_type;
+		info.name_len = de->name_len;
+		memcpy(info.name, de->name, info.name_len);
+		info.name[info.name_len] = '\0';
+		info.deleted = true;
+		ret = ops->entry ? ops->entry(fs, &info, priv) : 0;
+		if (ret)
+			return ret;
+		/* Not its rec_len: entries removed after it were merged into it and lie inside. */
+		off += STALEFS_DIR_REC_LEN(de->name_len);
+	}
+	return 0;
+}
+
 int stalefs_dirblock_entries(stalefs_fs *fs, const void *block, u32 lblk, u64 pblk,
 			     const struct stalefs_dir_scan_ops *ops, void *priv)
 {
 	const u8 *buf = block;
 	u32 bs = fs->block_size, off = sizeof(struct stalefs_dir_block);
 	struct stalefs_dirent_info info;
+	bool deleted = ops->flags & STALEFS_DIR_ITER_DELETED;
 	int ret;
 
 	while (off < bs) {
@@ -37,14 +95,22 @@ int stalefs_dirblock_entries(stalefs_fs *fs, const void *block, u32 lblk, u64 pb
 		if (rule) {
 			info.name_len = de->name_len;
 			ret = ops->bad_entry ? ops->bad_entry(fs, &info, rule, priv) : 0;
-		} else if (info.ino || (ops->flags & STALEFS_DIR_ITER_EMPTY)) {
+		} else if (info.ino || (ops->flags & STALEFS_DIR_ITER_EMPTY) || (deleted && de->name_len)) {
 			/* An unused slot shows the name it still holds, where one fits. */
 			info.name_len = STALEFS_DIR_REC_LEN(de->name_len) <= info.rec_len ? de->name_len : 0;
 			memcpy(info.name, de->name, info.name_len);
 			info.name[info.name_len] = '\0';
+			info.deleted = deleted && !info.ino && info.name_len;
 			ret = ops->entry ? ops->entry(fs, &info, priv) : 0;
 		} else {
 			ret = 0;
+		}
+		if (!ret && !rule && deleted) {
+			/* What a slot's own entry (its name, if it still holds one) does not use. */
+			u32 used = info.ino || info.name_len ? STALEFS_DIR_REC_LEN(info.name_len) : 0;
+
+			if (info.rec_len > used)
+				ret = removed_entries(fs, buf, lblk, pblk, off + used, off + info.rec_len, ops, priv);
 		}
 		if (ret)
 			return ret;

@@ -31,6 +31,18 @@ static errcode_t load(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, stru
 	return stalefs_extent_read(fs, ino, inode, l);
 }
 
+/* load(), for a regular file only (fallocate, zero range). */
+static errcode_t load_regular(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, struct stalefs_extent_list *l)
+{
+	errcode_t err = load(fs, ino, inode, l);
+
+	if (!err && (le16_to_cpu(inode->i_mode) & STALEFS_S_IFMT) != STALEFS_S_IFREG) {
+		stalefs_extent_list_free(l);
+		err = STALEFS_ERR_NOT_REGULAR;
+	}
+	return err;
+}
+
 static errcode_t store(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, struct stalefs_extent_list *l)
 {
 	errcode_t err = stalefs_extent_write(fs, ino, inode, l);
@@ -94,7 +106,8 @@ errcode_t stalefs_file_read(stalefs_fs *fs, u32 ino, u64 off, void *buf, size_t 
 				err = stalefs_io_read(fs->io, pblk, (u32)want, out);
 				n = (size_t)want * bs;
 			} else {
-				err = stalefs_io_read(fs->io, pblk, 1, blk);
+				/* Past the cache: file data would only push metadata out of it. */
+				err = stalefs_io_read_uncached(fs->io, pblk, 1, blk);
 				if (!err)
 					memcpy(out, blk + in, n);
 			}
@@ -110,7 +123,48 @@ errcode_t stalefs_file_read(stalefs_fs *fs, u32 ino, u64 off, void *buf, size_t 
 	return err;
 }
 
-/* Write [off, off+len) of an in-memory file; buf NULL writes zeros. Updates l. */
+/*
+ * Whole blocks of data at pblk.. (buf NULL: zeros).  Data goes to the device at once, past
+ * the metadata cache and outside any journal transaction.
+ */
+static errcode_t write_blocks(stalefs_fs *fs, u64 pblk, u32 count, const u8 *buf)
+{
+	u8 *zero;
+	errcode_t err;
+
+	if (buf)
+		return stalefs_io_write_data(fs->io, pblk, count, buf);
+	zero = stalefs_xcalloc(count, fs->block_size);
+	err = stalefs_io_write_data(fs->io, pblk, count, zero);
+	free(zero);
+	return err;
+}
+
+/* Part of one block at pblk: [in, in + n) from buf (NULL: zeros), the rest as it reads now
+ * (an UNWRITTEN block reads as zeros, not as what the disk holds). */
+static errcode_t write_part(stalefs_fs *fs, u64 pblk, bool unwritten, u32 in, size_t n, const u8 *buf, u8 *blk)
+{
+	errcode_t err = 0;
+
+	if (unwritten)
+		memset(blk, 0, fs->block_size);
+	else
+		err = stalefs_io_read_uncached(fs->io, pblk, 1, blk);
+	if (err)
+		return err;
+	if (buf)
+		memcpy(blk + in, buf, n);
+	else
+		memset(blk + in, 0, n);
+	return stalefs_io_write_data(fs->io, pblk, 1, blk);
+}
+
+/*
+ * Write [off, off+len) of an in-memory file; buf NULL writes zeros (and leaves holes holes).
+ * Updates l.  New blocks are mapped UNWRITTEN first and become written only once their data
+ * is (FORMAT.md 9): a failed write leaves them reading as zeros, and under the journaled
+ * write path the transaction that commits the mapping follows the data onto the device.
+ */
 static errcode_t write_range(stalefs_fs *fs, u32 ino, struct stalefs_extent_list *l, u64 off,
 			     const u8 *buf, size_t len)
 {
@@ -129,30 +183,29 @@ static errcode_t write_range(stalefs_fs *fs, u32 ino, struct stalefs_extent_list
 		if (stalefs_extent_list_find(l, lblk, &idx)) {
 			struct stalefs_ext e = l->ext[idx];
 			u64 pblk = e.pblk + (lblk - e.lblk);
+			u32 run = 1;
 
 			if (n < bs) {
-				/* Partial block: unwritten blocks read as zeros, not as the disk. */
-				if (e.flags & STALEFS_EXT_UNWRITTEN)
-					memset(blk, 0, bs);
-				else
-					err = stalefs_io_read(fs->io, pblk, 1, blk);
-			}
-			if (!err) {
-				if (n < bs)
-					buf ? memcpy(blk + in, buf, n) : memset(blk + in, 0, n);
-				else
-					buf ? memcpy(blk, buf, bs) : memset(blk, 0, bs);
-				err = stalefs_io_write(fs->io, pblk, 1, blk);
+				err = write_part(fs, pblk, e.flags & STALEFS_EXT_UNWRITTEN, in, n, buf, blk);
+			} else {
+				/* Whole blocks: as many as this extent and the write have, in one go. */
+				u64 whole = len / bs, left = e.lblk + e.len - lblk;
+
+				run = (u32)(whole < left ? whole : left);
+				if (run > 256)
+					run = 256;
+				n = (size_t)run * bs;
+				err = write_blocks(fs, pblk, run, buf);
 			}
 			/* Written now: no longer unwritten; a wholly rewritten block is no longer stale. */
 			if (!err && (e.flags & STALEFS_EXT_UNWRITTEN))
-				err = stalefs_extent_list_change_flags(l, lblk, 1, STALEFS_EXT_UNWRITTEN, 0);
-			if (!err && (e.flags & STALEFS_EXT_STALE) && n == bs)
-				err = stalefs_extent_list_change_flags(l, lblk, 1, STALEFS_EXT_STALE, 0);
+				err = stalefs_extent_list_change_flags(l, lblk, run, STALEFS_EXT_UNWRITTEN, 0);
+			if (!err && (e.flags & STALEFS_EXT_STALE) && in == 0 && n >= bs)
+				err = stalefs_extent_list_change_flags(l, lblk, run, STALEFS_EXT_STALE, 0);
 		} else {
 			/* A hole: allocate as many contiguous blocks as the rest of the write and the hole allow. */
 			u64 whole = (in + len + bs - 1) / bs, hole = whole, start;
-			u32 got, i;
+			u32 got, done = 0;
 
 			if (idx < l->count && l->ext[idx].lblk - lblk < hole)
 				hole = l->ext[idx].lblk - lblk;
@@ -171,20 +224,27 @@ static errcode_t write_range(stalefs_fs *fs, u32 ino, struct stalefs_extent_list
 			err = stalefs_alloc_blocks(fs, alloc_goal(fs, ino, l, lblk), (u32)hole, &start, &got);
 			if (err)
 				break;
-			for (i = 0; i < got && len > 0 && !err; i++) {
-				n = bs - in < len ? bs - in : len;
-				memset(blk, 0, bs);
-				if (buf)
-					memcpy(blk + in, buf, n);
-				err = stalefs_io_write(fs->io, start + i, 1, blk);
-				if (buf)
-					buf += n;
+			/* Mapped at once (never leaked), UNWRITTEN until the data is there. */
+			err = stalefs_extent_list_set(l, lblk, got, start, STALEFS_EXT_UNWRITTEN, NULL);
+			while (!err && done < got && len > 0) {
+				if (in || len < bs) {
+					n = bs - in < len ? bs - in : len;
+					err = write_part(fs, start + done, true, in, n, buf, blk);
+					done++;
+				} else {
+					u32 k = (u32)(len / bs) < got - done ? (u32)(len / bs) : got - done;
+
+					n = (size_t)k * bs;
+					err = write_blocks(fs, start + done, k, buf);
+					done += k;
+				}
+				buf += n;
 				off += n;
 				len -= n;
 				in = 0;
 			}
 			if (!err)
-				err = stalefs_extent_list_set(l, lblk, got, start, 0, NULL);
+				err = stalefs_extent_list_change_flags(l, lblk, done, STALEFS_EXT_UNWRITTEN, 0);
 			continue;
 		}
 		if (buf)
@@ -257,7 +317,7 @@ static errcode_t copy_segment(stalefs_fs *fs, u32 ino, struct stalefs_extent_lis
 			done += (size_t)r;
 		}
 		memset(chunk + done, 0, (size_t)got * bs - done);
-		err = stalefs_io_write(fs->io, start, got, chunk);
+		err = stalefs_io_write_data(fs->io, start, got, chunk);
 		if (!err)
 			err = stalefs_extent_list_set(l, (u32)(off / bs), got, start, 0, NULL);
 		off += (u64)got * bs;
@@ -389,13 +449,9 @@ errcode_t stalefs_fallocate(stalefs_fs *fs, u32 ino, u32 lblk, u32 count, bool s
 		return STALEFS_ERR_FILE_TOO_BIG;
 	if (stale && le32_to_cpu(fs->sb.s_stale_gid) == STALEFS_STALE_GID_NONE)
 		return STALEFS_ERR_NO_STALE_GID;
-	err = load(fs, ino, &inode, &l);
+	err = load_regular(fs, ino, &inode, &l);
 	if (err)
 		return err;
-	if ((le16_to_cpu(inode.i_mode) & STALEFS_S_IFMT) != STALEFS_S_IFREG) {
-		stalefs_extent_list_free(&l);
-		return STALEFS_ERR_NOT_REGULAR;
-	}
 	/* Unwritten extents in the range become STALE too; written ones are left alone.
 	 * Walk by logical block: a converted extent may merge with its neighbour,
 	 * which shifts the indices of those after it. */
@@ -490,4 +546,132 @@ errcode_t stalefs_bmap(stalefs_fs *fs, u32 ino, u32 lblk, u64 *pblk, u16 *flags)
 	}
 	stalefs_extent_list_free(&l);
 	return 0;
+}
+
+errcode_t stalefs_zero_range(stalefs_fs *fs, u32 ino, u64 off, u64 len)
+{
+	struct stalefs_inode inode;
+	struct stalefs_extent_list l;
+	u32 bs = fs->block_size;
+	u64 first = (off + bs - 1) / bs, last = (off + len) / bs, end = off + len;
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	if (end < off || (end + bs - 1) / bs > STALEFS_MAX_FILE_BLOCKS)
+		return STALEFS_ERR_FILE_TOO_BIG;
+	err = load_regular(fs, ino, &inode, &l);
+	if (err)
+		return err;
+	/* Whole blocks read as zeros from now on: UNWRITTEN, and no longer STALE. */
+	if (last > first)
+		err = stalefs_extent_list_change_flags(&l, (u32)first, (u32)(last - first), STALEFS_EXT_STALE,
+						       STALEFS_EXT_UNWRITTEN);
+	/* The parts of blocks at either end are written with zeros. */
+	if (!err && first > last) {
+		err = write_range(fs, ino, &l, off, NULL, (size_t)len);
+	} else {
+		if (!err && off < first * bs)
+			err = write_range(fs, ino, &l, off, NULL, (size_t)(first * bs - off));
+		if (!err && end > last * bs && last >= first)
+			err = write_range(fs, ino, &l, last * bs, NULL, (size_t)(end - last * bs));
+	}
+	stalefs_inode_set_times_now(&inode, false, true, true);
+	if (!err)
+		err = store(fs, ino, &inode, &l);
+	stalefs_extent_list_free(&l);
+	/* Holes in between are allocated, UNWRITTEN, as fallocate(2) would. */
+	if (!err && last > first)
+		err = stalefs_fallocate(fs, ino, (u32)first, (u32)(last - first), false);
+	return err;
+}
+
+errcode_t stalefs_seek_data(stalefs_fs *fs, u32 ino, u64 off, bool hole, u64 *result)
+{
+	struct stalefs_inode inode;
+	struct stalefs_extent_list l;
+	u32 bs = fs->block_size, idx;
+	u64 size, pos;
+	errcode_t err = load(fs, ino, &inode, &l);
+
+	if (err)
+		return err;
+	size = le64_to_cpu(inode.i_size);
+	if (off >= size) {
+		stalefs_extent_list_free(&l);
+		return ENXIO;
+	}
+	/* Data: mapped and not UNWRITTEN (a STALE extent is data). */
+	for (pos = off; pos < size;) {
+		u32 lblk = (u32)(pos / bs);
+		bool data = stalefs_extent_list_find(&l, lblk, &idx) && !(l.ext[idx].flags & STALEFS_EXT_UNWRITTEN);
+		u64 next;
+
+		if (data != hole) {
+			*result = pos;
+			break;
+		}
+		/* To the end of this extent, or of this hole. */
+		if (stalefs_extent_list_find(&l, lblk, &idx))
+			next = (u64)(l.ext[idx].lblk + l.ext[idx].len) * bs;
+		else
+			next = idx < l.count ? (u64)l.ext[idx].lblk * bs : size;
+		pos = next > pos ? next : pos + bs;
+	}
+	if (pos >= size) {
+		if (!hole)
+			err = ENXIO;
+		else
+			*result = size;
+	}
+	stalefs_extent_list_free(&l);
+	return err;
+}
+
+errcode_t stalefs_file_map(stalefs_fs *fs, u32 ino, u64 off, size_t len, struct stalefs_file_run *runs, u32 max,
+			   u32 *n)
+{
+	struct stalefs_inode inode;
+	struct stalefs_extent_list l;
+	u32 bs = fs->block_size;
+	u64 size, end;
+	errcode_t err = load(fs, ino, &inode, &l);
+
+	*n = 0;
+	if (err)
+		return err;
+	size = le64_to_cpu(inode.i_size);
+	end = off + len < size ? off + len : size;
+	while (off < end) {
+		u32 lblk = (u32)(off / bs), in = (u32)(off % bs), idx;
+		bool data = stalefs_extent_list_find(&l, lblk, &idx) && !(l.ext[idx].flags & STALEFS_EXT_UNWRITTEN);
+		u64 stop, dev = 0;
+		struct stalefs_file_run *r;
+
+		/* To the end of this extent (data) or of this hole or UNWRITTEN extent (zeros). */
+		if (stalefs_extent_list_find(&l, lblk, &idx))
+			stop = (u64)(l.ext[idx].lblk + l.ext[idx].len) * bs;
+		else
+			stop = idx < l.count ? (u64)l.ext[idx].lblk * bs : end;
+		if (stop > end)
+			stop = end;
+		if (data)
+			dev = (l.ext[idx].pblk + (lblk - l.ext[idx].lblk)) * bs + in;
+		r = *n ? &runs[*n - 1] : NULL;
+		if (r && r->zero == !data && (!data || r->dev_off + r->len == dev)) {
+			r->len += stop - off;
+		} else {
+			if (*n == max) {
+				err = STALEFS_ERR_BAD_ARGUMENT;
+				break;
+			}
+			r = &runs[(*n)++];
+			r->zero = !data;
+			r->dev_off = dev;
+			r->len = stop - off;
+		}
+		off = stop;
+	}
+	stalefs_extent_list_free(&l);
+	return err;
 }

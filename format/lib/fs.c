@@ -221,6 +221,31 @@ fail:
 	return err;
 }
 
+errcode_t stalefs_open_tolerant(const char *name, int flags, u64 sb_block, u32 block_size, stalefs_fs **ret,
+				void (*warn)(void *priv, const char *what), void *priv)
+{
+	char what[256];
+	errcode_t err = stalefs_open(name, flags, sb_block, block_size, ret);
+
+	/* Not the device or its name: the image is there but damaged.  A bad magic number or
+	 * unknown incompatible features mean the layout cannot be understood at all. */
+	if (err && err != STALEFS_ERR_BAD_MAGIC && err != STALEFS_ERR_UNSUPP_FEATURE &&
+	    !stalefs_io_error(err) && !(flags & STALEFS_OPEN_FORCE)) {
+		snprintf(what, sizeof(what), "%s; opening anyway", error_message(err));
+		warn(priv, what);
+		flags |= STALEFS_OPEN_FORCE;
+		err = stalefs_open(name, flags, sb_block, block_size, ret);
+	}
+	if (err == STALEFS_ERR_BITMAP_CSUM && !(flags & STALEFS_OPEN_NO_BITMAPS)) {
+		/* A bad bitmap should not hide the rest of the image. */
+		snprintf(what, sizeof(what), "%s while reading bitmaps; opening without them (catastrophic mode)",
+			 error_message(err));
+		warn(priv, what);
+		err = stalefs_open(name, flags | STALEFS_OPEN_NO_BITMAPS, sb_block, block_size, ret);
+	}
+	return err;
+}
+
 errcode_t stalefs_set_overlay(stalefs_fs *fs)
 {
 	errcode_t err = stalefs_io_set_overlay(fs->io);
@@ -392,15 +417,19 @@ errcode_t stalefs_set_geometry(stalefs_fs *fs, const struct stalefs_geom *ng)
 	return 0;
 }
 
-errcode_t stalefs_flush(stalefs_fs *fs)
+/*
+ * Bitmaps and descriptors into the block cache (the primary table, and with
+ * write_backups every copy and the backup superblocks): what a flush writes
+ * back, and what a journaled commit logs.  *changed: something was staged
+ * that the superblock's summaries follow.
+ */
+errcode_t stalefs_stage_groups(stalefs_fs *fs, bool *changed)
 {
 	const struct stalefs_geom *g = &fs->geom;
 	bool any_desc = false;
 	errcode_t err;
 	u32 i;
 
-	if (!(fs->flags & STALEFS_OPEN_RW))
-		return 0;
 	err = stalefs_write_dirty_bitmaps(fs);
 	if (err)
 		return err;
@@ -425,22 +454,48 @@ errcode_t stalefs_flush(stalefs_fs *fs)
 	}
 	for (i = 0; i < g->groups_count; i++)
 		fs->groups[i].desc_dirty = false;
-	err = stalefs_io_flush(fs->io);
-	if (err)
-		return err;
-	if (fs->sb_dirty || any_desc || fs->write_backups) {
+	*changed = any_desc || fs->sb_dirty || fs->write_backups;
+	return 0;
+}
+
+/* The primary superblock, in place, when something it summarises changed. */
+errcode_t stalefs_write_super_if_dirty(stalefs_fs *fs, bool changed)
+{
+	errcode_t err = 0;
+
+	if (fs->sb_dirty || changed) {
 		fs->sb.s_wtime = cpu_to_le64((u64)time(NULL));
 		err = stalefs_write_super_copy(fs, 0);
-		if (err)
-			return err;
-		err = stalefs_io_flush(fs->io);
-		if (err)
-			return err;
 	}
-	fs->sb_dirty = false;
-	fs->write_backups = false;
-	fs->sb_block = 0;
-	return 0;
+	if (!err) {
+		fs->sb_dirty = false;
+		fs->write_backups = false;
+		fs->sb_block = 0;
+	}
+	return err;
+}
+
+errcode_t stalefs_flush(stalefs_fs *fs)
+{
+	bool changed;
+	errcode_t err;
+
+	if (!(fs->flags & STALEFS_OPEN_RW))
+		return 0;
+	/* Journaled: everything goes through a transaction (txn.c). */
+	if (fs->txn)
+		return stalefs_txn_commit(fs);
+	err = stalefs_stage_groups(fs, &changed);
+	if (!err)
+		err = stalefs_io_flush(fs->io);
+	if (err)
+		return err;
+	if (fs->sb_dirty || changed) {
+		err = stalefs_write_super_if_dirty(fs, changed);
+		if (!err)
+			err = stalefs_io_flush(fs->io);
+	}
+	return err;
 }
 
 void stalefs_free(stalefs_fs *fs)
@@ -449,6 +504,8 @@ void stalefs_free(stalefs_fs *fs)
 
 	if (!fs)
 		return;
+	stalefs_txn_free(fs);
+	stalefs_dir_index_free(fs);
 	if (fs->groups) {
 		for (i = 0; i < fs->ngroups_alloc; i++) {
 			free(fs->groups[i].block_bitmap);
@@ -461,7 +518,6 @@ void stalefs_free(stalefs_fs *fs)
 		stalefs_io_discard(fs->io);
 		stalefs_io_close(fs->io);
 	}
-	free(fs->txn_freed);
 	free(fs->device_name);
 	free(fs);
 }
@@ -472,7 +528,9 @@ errcode_t stalefs_close(stalefs_fs *fs)
 
 	if (!fs)
 		return 0;
-	if (fs->flags & STALEFS_OPEN_RW)
+	if (fs->txn)
+		err = stalefs_txn_stop(fs);
+	if (!err && (fs->flags & STALEFS_OPEN_RW))
 		err = stalefs_flush(fs);
 	if (!err && fs->io) {
 		err = stalefs_io_close(fs->io);

@@ -210,6 +210,29 @@ void stalefs_inode_init(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, u1
 		empty_extent_root(inode);
 }
 
+u32 stalefs_encode_dev(u32 major, u32 minor)
+{
+	return (minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12);	/* new_encode_dev */
+}
+
+void stalefs_decode_dev(u32 dev, u32 *major, u32 *minor)
+{
+	*major = (dev & 0xfff00) >> 8;	/* new_decode_dev */
+	*minor = (dev & 0xff) | ((dev >> 12) & 0xfff00);
+}
+
+u16 stalefs_ft_to_mode(u8 ft)
+{
+	static const u16 type[STALEFS_FT_MAX] = {
+		[STALEFS_FT_REG] = STALEFS_S_IFREG,	[STALEFS_FT_DIR] = STALEFS_S_IFDIR,
+		[STALEFS_FT_CHRDEV] = STALEFS_S_IFCHR,	[STALEFS_FT_BLKDEV] = STALEFS_S_IFBLK,
+		[STALEFS_FT_FIFO] = STALEFS_S_IFIFO,	[STALEFS_FT_SOCK] = STALEFS_S_IFSOCK,
+		[STALEFS_FT_SYMLINK] = STALEFS_S_IFLNK,
+	};
+
+	return ft < STALEFS_FT_MAX ? type[ft] : 0;
+}
+
 u8 stalefs_ft_from_mode(u16 mode)
 {
 	return stalefs_mode_to_ft(mode);
@@ -272,7 +295,7 @@ errcode_t stalefs_create(stalefs_fs *fs, u32 dir, const char *name, u16 mode, u3
 	return 0;
 }
 
-static errcode_t adjust_links(stalefs_fs *fs, u32 ino, int delta)
+errcode_t stalefs_adjust_links(stalefs_fs *fs, u32 ino, int delta)
 {
 	struct stalefs_inode inode;
 	errcode_t err = stalefs_read_inode(fs, ino, &inode);
@@ -310,7 +333,7 @@ errcode_t stalefs_mkdir(stalefs_fs *fs, u32 parent, const char *name, u16 mode, 
 		undo_new_inode(fs, ino, true, written);
 		return err;
 	}
-	err = adjust_links(fs, parent, 1);
+	err = stalefs_adjust_links(fs, parent, 1);
 	if (err)
 		return err;
 	*ret = ino;
@@ -382,6 +405,8 @@ errcode_t stalefs_delete_inode(stalefs_fs *fs, u32 ino)
 	if (err)
 		return err;
 	is_dir = (le16_to_cpu(inode.i_mode) & STALEFS_S_IFMT) == STALEFS_S_IFDIR;
+	if (is_dir)
+		stalefs_dx_drop(fs, ino);
 	/* Attributes first: a block that is not this inode's stops the deletion before
 	 * anything is freed.  They cannot be undeleted, so they go wholly. */
 	err = stalefs_xattr_release(fs, ino, &inode);

@@ -23,16 +23,16 @@ struct ov_chunk {
 };
 
 struct stalefs_overlay {
-	int fd;			/* the device, read-only: what chunks start from */
+	struct stalefs_io *io;	/* the device, read-only: what chunks start from (region offsets) */
 	struct ov_chunk **hash;
 	u64 nbuckets, count;
 };
 
-struct stalefs_overlay *stalefs_overlay_new(int fd)
+struct stalefs_overlay *stalefs_overlay_new(struct stalefs_io *io)
 {
 	struct stalefs_overlay *ov = stalefs_xcalloc(1, sizeof(*ov));
 
-	ov->fd = fd;
+	ov->io = io;
 	ov->nbuckets = 1024;
 	ov->hash = stalefs_xcalloc(ov->nbuckets, sizeof(*ov->hash));
 	return ov;
@@ -55,11 +55,6 @@ void stalefs_overlay_free(struct stalefs_overlay *ov)
 	}
 	free(ov->hash);
 	free(ov);
-}
-
-void stalefs_overlay_set_fd(struct stalefs_overlay *ov, int fd)
-{
-	ov->fd = fd;
 }
 
 static u64 bucket(const struct stalefs_overlay *ov, u64 index)
@@ -117,19 +112,10 @@ static struct ov_chunk *insert(struct stalefs_overlay *ov, u64 index)
 static errcode_t read_base(struct stalefs_overlay *ov, u64 index, u8 *out)
 {
 	size_t done = 0;
+	errcode_t err = stalefs_io_read_media(ov->io, index * CHUNK, CHUNK, out, &done);
 
-	while (done < CHUNK) {
-		ssize_t n = pread(ov->fd, out + done, CHUNK - done, (off_t)(index * CHUNK + done));
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno;
-		}
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
+	if (err)
+		return err;
 	memset(out + done, 0, CHUNK - done);
 	return 0;
 }

@@ -87,3 +87,23 @@ u32 stalefs_journal_tag_csum(const struct stalefs_journal *j, u32 sequence, cons
 
 	return stalefs_crc32c(stalefs_crc32c(j->seed, &seq, sizeof(seq)), block, j->block_size);
 }
+
+const struct stalefs_jbd2_tag3 *stalefs_jtag_next(const struct stalefs_journal *j, const u8 *block, u32 *off)
+{
+	const struct stalefs_jbd2_tag3 *tag;
+	u32 flags;
+
+	if (!*off)
+		*off = sizeof(struct stalefs_jbd2_header);
+	/* Up to the checksum tail; UINT32_MAX: the last tag was given. */
+	if (*off == UINT32_MAX || *off + sizeof(*tag) > j->block_size - 4)
+		return NULL;
+	tag = (const void *)(block + *off);
+	flags = be32toh(tag->t_flags);
+	*off += sizeof(*tag);
+	if (!(flags & STALEFS_JBD2_FLAG_SAME_UUID))
+		*off += 16;
+	if (flags & STALEFS_JBD2_FLAG_LAST_TAG)
+		*off = UINT32_MAX;
+	return tag;
+}

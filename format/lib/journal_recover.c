@@ -95,19 +95,10 @@ struct recovery {
  * SAME_UUID, up to LAST_TAG or the checksum tail. */
 static u32 count_tags(const struct stalefs_journal *j, const u8 *block)
 {
-	u32 off = sizeof(struct stalefs_jbd2_header), limit = j->block_size - 4, n = 0;
+	u32 off = 0, n = 0;
 
-	while (off + sizeof(struct stalefs_jbd2_tag3) <= limit) {
-		const struct stalefs_jbd2_tag3 *tag = (const void *)(block + off);
-		u32 flags = be32toh(tag->t_flags) & 0xFFFF;
-
+	while (stalefs_jtag_next(j, block, &off))
 		n++;
-		off += sizeof(*tag);
-		if (!(flags & STALEFS_JBD2_FLAG_SAME_UUID))
-			off += 16;
-		if (flags & STALEFS_JBD2_FLAG_LAST_TAG)
-			break;
-	}
 	return n;
 }
 

@@ -151,7 +151,8 @@ errcode_t stalefs_journal_write_super(stalefs_fs *fs, struct stalefs_jbd2_super 
 	err = stalefs_io_read(fs->io, block, 1, buf);
 	if (!err) {
 		memcpy(buf, jsb, sizeof(*jsb));
-		err = stalefs_io_write(fs->io, block, 1, buf);
+		/* The journal's own block: never held in a transaction (txn.c). */
+		err = stalefs_io_write_data(fs->io, block, 1, buf);
 	}
 	free(buf);
 	return err;

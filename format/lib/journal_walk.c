@@ -41,10 +41,10 @@ static int emit_end(struct walk *w, int reason, u32 at, u32 found, u32 expected,
 static int walk_tags(struct walk *w, const u8 *buf, u32 seq, u32 *next, bool *lapped)
 {
 	struct stalefs_journal *j = w->j;
-	u32 off = sizeof(struct stalefs_jbd2_header), limit = j->block_size - 4;
+	const struct stalefs_jbd2_tag3 *tag;
+	u32 off = 0;
 
-	while (off + sizeof(struct stalefs_jbd2_tag3) <= limit) {
-		const struct stalefs_jbd2_tag3 *tag = (const void *)(buf + off);
+	while ((tag = stalefs_jtag_next(j, buf, &off))) {
 		struct stalefs_jwalk_entry e;
 		int stop;
 
@@ -66,11 +66,6 @@ static int walk_tags(struct walk *w, const u8 *buf, u32 seq, u32 *next, bool *la
 		stop = w->fn(&e, w->priv);
 		if (stop)
 			return stop;
-		off += sizeof(*tag);
-		if (!(e.tag_flags & STALEFS_JBD2_FLAG_SAME_UUID))
-			off += 16;
-		if (e.tag_flags & STALEFS_JBD2_FLAG_LAST_TAG)
-			break;
 	}
 	return 0;
 }

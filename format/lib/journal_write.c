@@ -10,9 +10,13 @@
  *
  * As jbd2 does, an empty log gets its s_start (and s_sequence) written
  * before the transaction's blocks, so a transaction left without a commit
- * block is exactly what a crash in the middle of a commit leaves.  These
- * writes are not journaled themselves: the tools write a journal only to
- * make something to replay.
+ * block is exactly what a crash in the middle of a commit leaves.  The log's
+ * blocks go to the device past the block cache (stalefs_io_write_data): they
+ * are the journal itself, never part of a transaction, even while the
+ * journaled write path (txn.c) holds the cache's metadata back.  With
+ * STALEFS_JTRANS_DURABLE the device is flushed before the commit block and
+ * after it, as jbd2's commit does, so a transaction is whole on the device
+ * before anything that depends on it is written.
  */
 #include <stdlib.h>
 #include <time.h>
@@ -29,6 +33,7 @@ struct stalefs_jtrans {
 	u64 sec;
 	u32 nsec;
 	bool time_set;
+	u64 max_block;		/* the largest block added: one added in increasing order is new */
 };
 
 /* Tags in one descriptor: the first carries the 16-byte UUID after it, the rest SAME_UUID. */
@@ -69,12 +74,15 @@ errcode_t stalefs_jtrans_add_block(struct stalefs_jtrans *t, u64 fs_block, const
 
 	if (fs_block >= t->j->fs->geom.blocks_count)
 		return STALEFS_ERR_BAD_BLOCK_NUM;
-	/* One transaction logs a block once: its last content is what commits. */
-	for (i = 0; i < t->nblocks; i++)
+	/* One transaction logs a block once: its last content is what commits.  (Blocks added
+	 * in increasing order, as the journaled write path adds them, cannot repeat.) */
+	for (i = 0; i < t->nblocks && fs_block <= t->max_block; i++)
 		if (t->blocks[i] == fs_block) {
 			memcpy(t->data + (size_t)i * bs, data, bs);
 			return 0;
 		}
+	if (fs_block > t->max_block)
+		t->max_block = fs_block;
 	if (t->nblocks == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 16;
 		t->blocks = realloc(t->blocks, t->cap * sizeof(*t->blocks));
@@ -292,7 +300,7 @@ errcode_t stalefs_jtrans_commit(struct stalefs_jtrans *t, int flags)
 	/* Before the transaction's blocks, as jbd2: a log it starts must be found (s_start). */
 	if (jsb_dirty) {
 		err = stalefs_journal_put_super(j);
-		if (!err && (flags & STALEFS_JTRANS_SYNC))
+		if (!err && (flags & STALEFS_JTRANS_DURABLE))
 			err = stalefs_io_sync(fs->io);
 		if (err)
 			goto out;
@@ -308,12 +316,13 @@ errcode_t stalefs_jtrans_commit(struct stalefs_jtrans *t, int flags)
 	err = write_revokes(t, seq, &pos, a, flags);
 	if (!err)
 		err = write_blocks(t, seq, &pos, a, b, flags);
-	/* As jbd2 with barriers: the commit block only once the rest is durable, then itself. */
-	if (!err && (flags & STALEFS_JTRANS_SYNC))
+	/* The descriptors and blocks (and, for the journaled write path, the file data written
+	 * before them) are on the device before the commit block that makes them count. */
+	if (!err && (flags & STALEFS_JTRANS_DURABLE))
 		err = stalefs_io_sync(fs->io);
 	if (!err && !(flags & STALEFS_JTRANS_NO_COMMIT)) {
 		err = write_commit(t, seq, pos, a, flags);
-		if (!err && (flags & STALEFS_JTRANS_SYNC))
+		if (!err && (flags & STALEFS_JTRANS_DURABLE))
 			err = stalefs_io_sync(fs->io);
 		if (!err) {
 			j->head = stalefs_journal_next(j, pos);

@@ -18,11 +18,60 @@
 /* ---- the I/O layer: a file or block device with a write-back block cache ---- */
 struct stalefs_io;
 
+/*
+ * Image names (io_name.c): PATH, or PATH?offset=N[&size=M] (either order; bytes, with the
+ * K/M/G/T suffixes of stalefs_parse_size) for a filesystem N bytes into PATH, as a partition
+ * inside a whole-disk image.  A name that exists as it is is that path, '?' or not; a name
+ * that does not exist is split at its last '?' when the part before it exists, and the rest
+ * must then be a region (STALEFS_ERR_BAD_REGION otherwise).
+ */
+struct stalefs_io_name {
+	char *path;		/* what is opened */
+	bool region;		/* the name gave ?offset= or ?part= */
+	u64 offset;		/* bytes into path */
+	u64 size;		/* region size in bytes; 0: to the end of path */
+	u32 part;		/* ?part=N: partition N of path's table (offset and size found at open) */
+};
+errcode_t stalefs_io_parse_name(const char *name, struct stalefs_io_name *n);
+void stalefs_io_name_free(struct stalefs_io_name *n);
+/* The error is about the device or its name (an errno, mounted, a bad or misplaced region),
+ * not about a filesystem on it: nothing a backup superblock or FORCE can help with. */
+bool stalefs_io_error(errcode_t err);
+
+/*
+ * PATH?part=N names partition N of PATH's partition table (MBR or GPT, numbered as Linux
+ * numbers them; stalefs-mmls lists them): the region is where the table says it is.
+ * An EWF image (an .E01 file, found by its signature; its other segments beside it) is read
+ * through libewf, read-only: opening it writable is STALEFS_ERR_EWF_READ_ONLY.  Regions and
+ * partitions apply to the media the EWF image holds.
+ *
+ * Opens the file or device name names, and for a region adds its offset to every read and
+ * write; the region's size is the device size (stalefs_io_size), and I/O past its end fails
+ * with STALEFS_ERR_PAST_REGION.  A region must start inside the image; with size= on a block
+ * device it must also end inside it (STALEFS_ERR_REGION_OUTSIDE), while a regular file may be
+ * shorter (it grows when written, as an image file given to mkfs does).
+ */
 errcode_t stalefs_io_open(const char *name, bool writable, bool exclusive, struct stalefs_io **ret);
+/* What an open io reads: for case files and the tools' listings. */
+struct stalefs_io_info {
+	const char *path;	/* the file or device opened */
+	bool ewf;		/* an EWF image, read through libewf */
+	u64 media_bytes;	/* the whole file, device or EWF media */
+	u64 offset, size;	/* the region (offset 0 and the media size for a plain name) */
+	u32 part;		/* ?part=N, else 0 */
+	/* EWF: the hashes recorded at acquisition (hex, "" when none) */
+	char ewf_md5[33], ewf_sha1[41];
+};
+void stalefs_io_info(struct stalefs_io *io, struct stalefs_io_info *info);
 errcode_t stalefs_io_close(struct stalefs_io *io);	/* flushes */
 void stalefs_io_set_block_size(struct stalefs_io *io, u32 block_size);
 errcode_t stalefs_io_read(struct stalefs_io *io, u64 block, u32 count, void *buf);
 errcode_t stalefs_io_write(struct stalefs_io *io, u64 block, u32 count, const void *buf);
+/* File data: straight to the device, never held for a journal transaction; cached copies of
+ * the blocks are dropped. */
+errcode_t stalefs_io_write_data(struct stalefs_io *io, u64 block, u32 count, const void *buf);
+/* fsync the device if anything was written since the last one (the cache is not written back). */
+errcode_t stalefs_io_sync(struct stalefs_io *io);
 /* Byte-addressed I/O, uncached, for the superblock at 1024. */
 errcode_t stalefs_io_pread(struct stalefs_io *io, u64 off, u32 len, void *buf);
 errcode_t stalefs_io_pwrite(struct stalefs_io *io, u64 off, u32 len, const void *buf);
@@ -33,21 +82,7 @@ errcode_t stalefs_io_trim(struct stalefs_io *io, u64 off, u64 len);
 /* Zero-fill blocks (punching the range of a regular file where possible). */
 errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count);
 errcode_t stalefs_io_flush(struct stalefs_io *io);	/* write back the cache and fsync */
-/* Straight to the device whatever the mode (file data, journal log blocks); cached copies follow. */
-errcode_t stalefs_io_write_data(struct stalefs_io *io, u64 block, u32 count, const void *buf);
-errcode_t stalefs_io_sync(struct stalefs_io *io);	/* fsync what was written, nothing more */
-/*
- * Hold mode (journal_txn.c): from now on every block write, byte-range write and
- * multi-block write lands in the cache as a dirty block that is neither evicted nor
- * flushed (stalefs_io_flush writes nothing) until the hold ends: a transaction's
- * changes, logged before any of them reaches its place.  stalefs_io_write_data goes
- * past it.  stalefs_io_held_each lists the dirty blocks; stalefs_io_write_back writes one.
- */
-void stalefs_io_hold(struct stalefs_io *io, bool on);
-typedef errcode_t (*stalefs_io_block_fn)(u64 block, const void *data, void *priv);
-errcode_t stalefs_io_held_each(struct stalefs_io *io, stalefs_io_block_fn fn, void *priv);
-errcode_t stalefs_io_write_back(struct stalefs_io *io, u64 block);
-/* Size of the device or file in bytes. */
+/* Size of the device or file in bytes (of the region, for IMAGE?offset=N). */
 errcode_t stalefs_io_size(struct stalefs_io *io, u64 *bytes);
 u64 stalefs_io_bytes_written(const struct stalefs_io *io);
 /* Cap the block cache (in blocks, at least 1); a read-only checker keeps its memory small. */
@@ -63,6 +98,9 @@ errcode_t stalefs_io_read_uncached(struct stalefs_io *io, u64 block, u32 count, 
  */
 errcode_t stalefs_io_set_overlay(struct stalefs_io *io);
 bool stalefs_io_is_overlay(const struct stalefs_io *io);
+/* The descriptor a reader may read file data from itself, and the byte offset of the region in
+ * it (IMAGE?offset=N): false in overlay mode, where reads must be patched with the overlay. */
+bool stalefs_io_data_fd(const struct stalefs_io *io, int *fd, u64 *base);
 
 /* ---- an open filesystem ---- */
 #define STALEFS_OPEN_RW			0x0001	/* open for writing */
@@ -101,12 +139,6 @@ typedef struct stalefs_fs {
 	bool write_backups;		/* rewrite backup superblocks/GDTs on flush */
 	u64 block_alloc_goal;
 	u64 alloc_end;			/* nonzero: blocks are allocated below it (a shrink) */
-	/* journal_txn.c: blocks freed since the last commit, [start, start+len) sorted by start;
-	 * stalefs_alloc_blocks_fresh never hands them out (data written straight to a block
-	 * the committed state still names would be lost in a crash). */
-	bool txn_track;
-	struct stalefs_brange *txn_freed;
-	u32 txn_nfreed, txn_freed_cap;
 	u32 ino_alloc_end;		/* nonzero: inodes are allocated at or below it */
 	u32 dir_hint_ino, dir_hint_lblk;	/* where the last directory entry went */
 	bool names_known_unique;	/* creators skip the existence lookup (mkfs -d: names come from readdir) */
@@ -115,11 +147,19 @@ typedef struct stalefs_fs {
 	int bad_desc_count;
 	errcode_t (*progress)(struct stalefs_fs *fs, const char *what, u64 done, u64 total);
 	void *priv;
+	struct stalefs_txn *txn;	/* the journaled write path, when started (txn.c) */
+	struct stalefs_dir_index *dir_index;	/* indexes of large directories, when enabled */
 } stalefs_fs;
 
 /* sb_block 0 opens the primary superblock; otherwise the backup at that block
  * (block_size 0: try each supported size), as e2fsck -b / -B. */
 errcode_t stalefs_open(const char *name, int flags, u64 sb_block, u32 block_size, stalefs_fs **ret);
+/* As an inspector opens evidence: a superblock or descriptor that fails verification is
+ * opened anyway (STALEFS_OPEN_FORCE), bitmaps that fail without them (NO_BITMAPS), each
+ * fallback said through warn; only what cannot be understood (no stalefs magic, unknown
+ * incompatible features, an errno) is refused. */
+errcode_t stalefs_open_tolerant(const char *name, int flags, u64 sb_block, u32 block_size, stalefs_fs **ret,
+				void (*warn)(void *priv, const char *what), void *priv);
 errcode_t stalefs_flush(stalefs_fs *fs);	/* write back everything dirty */
 errcode_t stalefs_close(stalefs_fs *fs);	/* flush (if writable) and free */
 void stalefs_free(stalefs_fs *fs);		/* free without writing */
@@ -154,6 +194,59 @@ errcode_t stalefs_read_block(stalefs_fs *fs, u64 block, void *buf);
 errcode_t stalefs_write_block(stalefs_fs *fs, u64 block, const void *buf);
 bool stalefs_block_valid(const stalefs_fs *fs, u64 block);
 
+/*
+ * ---- the journaled write path (txn.c): metadata changes as jbd2 transactions ----
+ *
+ * After stalefs_txn_start, every metadata block the library writes (inodes, directory and
+ * extent blocks, xattr blocks, bitmaps, descriptors) stays in the block cache, and each
+ * stalefs_flush (stalefs_txn_commit) makes all of them one jbd2 transaction: the log blocks
+ * are written, the device flushed (file data written before is durable with them), the
+ * commit block written and flushed; only then are the blocks written in place (the
+ * checkpoint), the device flushed, and the log emptied.  A crash at any point leaves either
+ * the state before the transaction or, after recovery, the state after it.  File data goes
+ * to the device at once (stalefs_io_write_data).  New data blocks are mapped UNWRITTEN until
+ * their data is written, so the transaction that commits them comes after the data is
+ * durable, and a failed data write leaves zeros, never old bytes.  A block freed by the
+ * running transaction is not handed out again before it commits (unless the same
+ * transaction allocated it: then the committed state never saw it in use).  The superblock
+ * is written in place, never journaled (its free counts are summaries fsck recomputes), as
+ * the kernel module does -- unless the transaction is STALEFS_TXN_ATOMIC.
+ */
+/* Needs the has_journal feature (STALEFS_ERR_NO_JOURNAL) and an empty log (callers replay first:
+ * STALEFS_ERR_NEEDS_RECOVERY).  Sets RECOVER and writes the superblock, durably, before any
+ * transaction can commit. */
+errcode_t stalefs_txn_start(stalefs_fs *fs, unsigned flags);
+/*
+ * Every commit is whole or not done at all (resize.stalefs): the superblock is logged with
+ * the rest and written in place last (a resize changes the size it gives, a journal move the
+ * journal it names: the log is written to the journal open at start), and a transaction too
+ * large for the log fails with STALEFS_ERR_JOURNAL_FULL instead of going in place.
+ */
+#define STALEFS_TXN_ATOMIC	0x1
+/* Commit the running transaction (nothing to log: just make written data durable).  Held
+ * blocks past the filesystem's end at the last commit (a grow's new groups: nothing committed
+ * names them) go in place before the log, unlogged. */
+errcode_t stalefs_txn_commit(stalefs_fs *fs);
+/* Commit, leave the journaled path, clear RECOVER (the log is empty) and write the superblock. */
+errcode_t stalefs_txn_stop(stalefs_fs *fs);
+/* Leave the journaled path without committing: what the running transaction changed is dropped
+ * unwritten (the device keeps the last committed state).  The in-memory filesystem still has
+ * the changes: free it (stalefs_free), never flush it. */
+void stalefs_txn_abort(stalefs_fs *fs);
+/* The running transaction has grown to a quarter of the log: commit before it grows more. */
+bool stalefs_txn_should_commit(const stalefs_fs *fs);
+/* Blocks one transaction should stay within (a quarter of the log, as jbd2 bounds one), for
+ * callers that plan their commits (a shrink moving many blocks). */
+u32 stalefs_txn_room(const stalefs_fs *fs);
+/* Blocks the running transaction freed that are not free for allocation before it commits. */
+u64 stalefs_txn_busy_blocks(const stalefs_fs *fs);
+struct stalefs_txn_stats {
+	u64 commits;		/* transactions committed */
+	u64 blocks_logged;	/* metadata blocks they logged */
+	u64 overflows;		/* transactions too large for the log, written in place unjournaled */
+};
+void stalefs_txn_stats(const stalefs_fs *fs, struct stalefs_txn_stats *st);
+
 /* ---- bitmaps and allocation ---- */
 bool stalefs_test_block(stalefs_fs *fs, u64 block);
 void stalefs_mark_block(stalefs_fs *fs, u64 block);		/* bitmap only */
@@ -164,9 +257,6 @@ void stalefs_unmark_inode(stalefs_fs *fs, u32 ino);
 /* Allocate up to `want` contiguous blocks at or after goal; updates all counts. */
 errcode_t stalefs_alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u32 *got);
 errcode_t stalefs_alloc_block(stalefs_fs *fs, u64 goal, u64 *block);
-/* The same, for blocks that data will be written to straight (stalefs_io_write_data) inside a
- * transaction: never a block freed since its last commit. */
-errcode_t stalefs_alloc_blocks_fresh(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u32 *got);
 /* Free the node blocks of the inode's tree (its data blocks are the caller's). */
 errcode_t stalefs_extent_free_nodes(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode);
 errcode_t stalefs_free_blocks(stalefs_fs *fs, u64 start, u64 count);
@@ -214,11 +304,16 @@ errcode_t stalefs_write_inode_area(stalefs_fs *fs, u32 ino, const void *area);
 void stalefs_inode_init(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, u16 mode, u32 uid, u32 gid);
 void stalefs_inode_set_times_now(struct stalefs_inode *inode, bool atime, bool mtime, bool ctime);
 /* Create: allocate an inode, initialise and write it, link it into dir. */
+/* The most links an inode may have (i_links_count is 16 bits), as the kernel module allows. */
+#define STALEFS_LINK_MAX 65000
 errcode_t stalefs_create(stalefs_fs *fs, u32 dir, const char *name, u16 mode, u32 uid, u32 gid, u32 *ino);
 errcode_t stalefs_mkdir(stalefs_fs *fs, u32 parent, const char *name, u16 mode, u32 uid, u32 gid, u32 *ino);
 errcode_t stalefs_symlink(stalefs_fs *fs, u32 dir, const char *name, const char *target,
 			  u32 uid, u32 gid, u32 *ino);
 errcode_t stalefs_read_symlink(stalefs_fs *fs, u32 ino, char *buf, size_t bufsize);
+/* i_links_count += delta (a directory's parent gaining or losing a subdirectory), ctime (and
+ * mtime for a new link) now. */
+errcode_t stalefs_adjust_links(stalefs_fs *fs, u32 ino, int delta);
 /* Drop one link to ino (from a removed name); frees the inode and its blocks at zero. */
 errcode_t stalefs_drop_link(stalefs_fs *fs, u32 ino);
 /* Free every block of an inode and mark it deleted (dtime), clearing its bitmap bit (and its
@@ -272,6 +367,14 @@ struct stalefs_orphan_result {
  * EINVAL if it is not flagged ORPHAN.
  */
 errcode_t stalefs_orphan_finish(stalefs_fs *fs, u32 ino, struct stalefs_orphan_result *r);
+/* Flag an inode ORPHAN (its last link is gone while it is open; the group counts it) and write
+ * it; nothing to do when it is flagged already.  *inode is the caller's verified copy. */
+errcode_t stalefs_orphan_add(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode);
+/* Finish every orphan, as a mount does after recovery: fn (may be NULL) hears of each, with
+ * the error finishing it gave.  Returns the first error. */
+typedef void (*stalefs_orphan_fn)(stalefs_fs *fs, u32 ino, errcode_t err, const struct stalefs_orphan_result *r,
+				  void *priv);
+errcode_t stalefs_orphans_finish_all(stalefs_fs *fs, stalefs_orphan_fn fn, void *priv);
 
 /* ---- extent trees ---- */
 /* A file's whole mapping, as a sorted array (what the library edits). */
@@ -368,6 +471,19 @@ const char *stalefs_xnode_problem(const struct stalefs_xnode *n);
 
 /* ---- file data ---- */
 errcode_t stalefs_file_read(stalefs_fs *fs, u32 ino, u64 off, void *buf, size_t len, size_t *got);
+/*
+ * Where bytes [off, off + len) of a regular file are (clipped at its size): runs of data at byte
+ * dev_off of the device (the I/O layer's offsets: within the region), or of zeros (holes and
+ * UNWRITTEN extents; a STALE extent is data).  At most max runs; more is STALEFS_ERR_BAD_ARGUMENT.
+ * For a reader that moves the data itself (stalefs-fuse splices it to the kernel).
+ */
+struct stalefs_file_run {
+	u64 len;
+	bool zero;
+	u64 dev_off;
+};
+errcode_t stalefs_file_map(stalefs_fs *fs, u32 ino, u64 off, size_t len, struct stalefs_file_run *runs, u32 max,
+			   u32 *n);
 /* Write data, allocating blocks; holes stay holes where buf is NULL. */
 errcode_t stalefs_file_write(stalefs_fs *fs, u32 ino, u64 off, const void *buf, size_t len);
 /*
@@ -379,6 +495,13 @@ errcode_t stalefs_truncate(stalefs_fs *fs, u32 ino, u64 size);
 /* Allocate [lblk, lblk+count) as UNWRITTEN, or STALE with stale=true (holes and unwritten only). */
 errcode_t stalefs_fallocate(stalefs_fs *fs, u32 ino, u32 lblk, u32 count, bool stale);
 errcode_t stalefs_punch(stalefs_fs *fs, u32 ino, u32 lblk, u32 count);
+/* FALLOC_FL_ZERO_RANGE: bytes [off, off+len) read as zeros and stay allocated (whole blocks
+ * become UNWRITTEN, no longer STALE; holes among them are allocated UNWRITTEN; the parts of
+ * blocks at the ends are written with zeros).  The size is the caller's. */
+errcode_t stalefs_zero_range(stalefs_fs *fs, u32 ino, u64 off, u64 len);
+/* lseek(SEEK_DATA / SEEK_HOLE) from off (hole: SEEK_HOLE): data is a mapped block that is not
+ * UNWRITTEN, at block granularity; past the size, or no data after off: ENXIO. */
+errcode_t stalefs_seek_data(stalefs_fs *fs, u32 ino, u64 off, bool hole, u64 *result);
 /* bmap: physical block for lblk (0 for a hole) and its flags. */
 errcode_t stalefs_bmap(stalefs_fs *fs, u32 ino, u32 lblk, u64 *pblk, u16 *flags);
 
@@ -392,11 +515,21 @@ struct stalefs_dirent_info {
 	u64 pblk;
 	u32 offset;		/* byte offset in the block */
 	u32 rec_len;
+	/* STALEFS_DIR_ITER_DELETED: a removed entry (an unused slot that still holds a name, or
+	 * one found in the space a removal gave to the entry before it); ino is what it held */
+	bool deleted;
 };
 /* Callback returns 0 to go on, 1 to stop (success), <0 to abort with that errno. */
 typedef int (*stalefs_dir_iter_fn)(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *priv);
 #define STALEFS_DIR_ITER_EMPTY	0x1	/* also report unused slots (ino 0), with the name they still hold */
+/* Also report removed entries, as fls and e2fsprogs' ls -d find them: unused slots that still
+ * hold a name, and the entries left in the unused tail of an entry's rec_len (a removal adds
+ * the removed entry's rec_len to the entry before it, FORMAT.md 8), marked deleted. */
+#define STALEFS_DIR_ITER_DELETED	0x2
 errcode_t stalefs_dir_iterate(stalefs_fs *fs, u32 dir, int flags, stalefs_dir_iter_fn fn, void *priv);
+/* The same from directory block first_lblk on (readdir resuming where it stopped). */
+errcode_t stalefs_dir_iterate_from(stalefs_fs *fs, u32 dir, u32 first_lblk, int flags, stalefs_dir_iter_fn fn,
+				   void *priv);
 
 /*
  * The tolerant directory scan (dir_scan.c): every block the extent tree maps, read
@@ -424,8 +557,27 @@ int stalefs_dir_scan(stalefs_fs *fs, u32 dir, const struct stalefs_inode *inode,
 int stalefs_dirblock_entries(stalefs_fs *fs, const void *block, u32 lblk, u64 pblk,
 			     const struct stalefs_dir_scan_ops *ops, void *priv);
 errcode_t stalefs_lookup(stalefs_fs *fs, u32 dir, const char *name, size_t len, u32 *ino);
+/* Keep an in-memory index of each large directory used (dir_index.c): lookups and adds stop
+ * costing a read of every block.  For a long-lived user that makes all its directory changes
+ * through the library (stalefs-fuse); freed with the filesystem. */
+void stalefs_dir_index_enable(stalefs_fs *fs);
 errcode_t stalefs_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 file_type);
 errcode_t stalefs_unlink(stalefs_fs *fs, u32 dir, const char *name, u32 *ino);
+/* Point the entry name (".." too) at another inode, in place. */
+errcode_t stalefs_dir_set_entry(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 file_type);
+/*
+ * rename(2) for the library (rename.c): RENAME_NOREPLACE / RENAME_EXCHANGE flags as the
+ * kernel's (STALEFS_RENAME_*).  A replaced target loses a link (freed at none, or flagged
+ * ORPHAN with keep_orphans: the caller still holds it); a directory moved to another parent
+ * gets its ".." and both parents' link counts.  STALEFS_ERR_EXISTS (NOREPLACE),
+ * STALEFS_ERR_NOT_FOUND, STALEFS_ERR_NOT_DIR / STALEFS_ERR_IS_DIR (types differ),
+ * STALEFS_ERR_DIR_NOT_EMPTY, STALEFS_ERR_BAD_ARGUMENT (a directory into itself).
+ * *replaced: the inode that lost its name (0: none).
+ */
+#define STALEFS_RENAME_NOREPLACE	0x1
+#define STALEFS_RENAME_EXCHANGE		0x2
+errcode_t stalefs_rename(stalefs_fs *fs, u32 olddir, const char *oldname, u32 newdir, const char *newname,
+			 int flags, bool keep_orphans, u32 *replaced);
 /* Write an empty directory's first block with . and .. */
 errcode_t stalefs_dir_init(stalefs_fs *fs, u32 dir, struct stalefs_inode *inode, u32 parent);
 errcode_t stalefs_dir_is_empty(stalefs_fs *fs, u32 dir, bool *empty);
@@ -527,8 +679,8 @@ errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks);
  * zeroed, a fresh journal superblock, RECOVER cleared.  Whatever the log held is lost. */
 errcode_t stalefs_journal_reset(stalefs_fs *fs);
 /* Move the journal (its log empty) to [start, start+s_journal_blocks): a fresh journal written
- * there, its blocks marked, the old run freed, the superblock pointed at it.  In a transaction
- * (journal_txn.c) the old journal logs the move and the superblock goes last. */
+ * there, its blocks marked, the old run freed, the superblock pointed at it.  In an atomic
+ * transaction (txn.c) the old journal logs the move and the superblock goes last. */
 errcode_t stalefs_journal_relocate(stalefs_fs *fs, u64 start);
 
 /* An open journal: the geometry comes from the filesystem superblock, the log state
@@ -640,6 +792,89 @@ struct stalefs_jwalk_entry {
 typedef int (*stalefs_jwalk_fn)(const struct stalefs_jwalk_entry *e, void *priv);
 errcode_t stalefs_journal_walk(struct stalefs_journal *j, int flags, stalefs_jwalk_fn fn, void *priv);
 
+/*
+ * The journal as history (journal_history.c): every journal block and what it holds,
+ * the live log (what recovery would replay) and every older block the ring has not
+ * overwritten, found by reading the whole journal (jls, jcat, jinode, undel -j).
+ */
+enum stalefs_jblock_type {
+	STALEFS_JB_UNUSED = 0,	/* nothing the log recognises: zeros, or pieces written over */
+	STALEFS_JB_SUPER,	/* journal block 0 */
+	STALEFS_JB_DESCRIPTOR,
+	STALEFS_JB_COMMIT,
+	STALEFS_JB_REVOKE,
+	STALEFS_JB_COPY,	/* a copy of a filesystem block, as its transaction logged it */
+	STALEFS_JB_OTHER,	/* the jbd2 magic with a block type stalefs never writes */
+};
+const char *stalefs_jblock_type_name(int type);
+struct stalefs_jblock {
+	u8 type;		/* STALEFS_JB_* */
+	bool live;		/* in the log from s_start that recovery would replay */
+	bool committed;		/* its transaction's commit block is in the journal, checksum good */
+	bool csum_ok;		/* its own checksum; a copy: its tag's */
+	bool revoked;		/* COPY: a revoke record of the same or a later transaction names its block */
+	u32 sequence;		/* its transaction */
+	u32 flags;		/* COPY: its tag's flags (ESCAPE, ...) */
+	u32 count;		/* DESCRIPTOR: tags; REVOKE: records */
+	u64 fs_block;		/* COPY: the filesystem block it is a copy of */
+	u64 commit_sec;		/* the commit time of its transaction (when committed) */
+	u32 commit_nsec;
+	int kind;		/* COPY: stalefs_block_classify of the copy */
+	u32 group, owner;	/* COPY: the group of group metadata; the inode an extent/dir/xattr block names */
+};
+struct stalefs_jcopy_ref {
+	u64 fs_block;
+	u32 n;				/* the journal block holding a copy of it */
+};
+struct stalefs_jhistory {
+	struct stalefs_jblock *b;	/* maxlen entries, by journal block number */
+	u32 maxlen;
+	struct stalefs_jcopy_ref *by_block;	/* every copy, by filesystem block then journal block */
+	u64 copies;			/* blocks that are copies */
+	u32 transactions;		/* distinct transactions with a commit block */
+	bool have_range;
+	u32 oldest, newest;		/* of those */
+};
+errcode_t stalefs_jhistory_build(struct stalefs_journal *j, struct stalefs_jhistory *h);
+void stalefs_jhistory_free(struct stalefs_jhistory *h);
+/* The copies of fs_block: how many, the first at h->by_block[*first]. */
+size_t stalefs_jhistory_copies_of(const struct stalefs_jhistory *h, u64 fs_block, size_t *first);
+/* Journal block n; a copy as its transaction would write it (an escaped magic put back). */
+errcode_t stalefs_jhistory_read_copy(struct stalefs_journal *j, const struct stalefs_jhistory *h, u32 n, void *buf);
+/* One inode as each journaled copy of its inode table block holds it. */
+struct stalefs_jinode_copy {
+	u32 log_block, sequence;
+	bool live, committed;
+	bool block_csum_ok;	/* the copy's tag checksum */
+	int rule;		/* the inode's checksum and verifier verdict in that copy (0: good) */
+	u64 commit_sec;
+	u32 commit_nsec;
+	struct stalefs_inode inode;
+};
+/* Every copy of ino, newest transaction first; *ret is freed by the caller. */
+errcode_t stalefs_jhistory_inode(struct stalefs_journal *j, const struct stalefs_jhistory *h, u32 ino,
+				 struct stalefs_jinode_copy **ret, size_t *count);
+/* The index nodes an old extent map was read through, and where each came from. */
+#define STALEFS_JMAP_FROM_JOURNAL	1	/* a journaled copy no newer than the inode's */
+#define STALEFS_JMAP_FROM_DISK		2	/* the disk, where the block still is that inode's node */
+struct stalefs_jmap_node {
+	u64 block;
+	int from;
+	u32 log_block;		/* FROM_JOURNAL: the journal block holding the copy used */
+};
+struct stalefs_jmap_nodes {
+	struct stalefs_jmap_node *v;	/* freed by the caller */
+	size_t n;
+	u64 bad;			/* the node that could not be found, on STALEFS_ERR_EXTENT_CORRUPT */
+};
+/* The extent map copy c of ino held: its root, then each index node from the newest
+ * journaled copy no newer than c's transaction that is ino's node (owner and generation,
+ * checksum, rules), else from the disk if the block there still is.  Neither:
+ * STALEFS_ERR_EXTENT_CORRUPT with nodes->bad.  Free map with stalefs_extent_list_free. */
+errcode_t stalefs_jhistory_extent_map(struct stalefs_journal *j, const struct stalefs_jhistory *h, u32 ino,
+				      const struct stalefs_jinode_copy *c, struct stalefs_extent_list *map,
+				      struct stalefs_jmap_nodes *nodes);
+
 /* Writing transactions (debugfs journal_write, tests), as jbd2's commit writes them. */
 struct stalefs_jtrans;
 errcode_t stalefs_jtrans_begin(struct stalefs_journal *j, struct stalefs_jtrans **ret);
@@ -654,7 +889,7 @@ void stalefs_jtrans_set_time(struct stalefs_jtrans *t, u64 sec, u32 nsec);
 #define STALEFS_JTRANS_BAD_DESC_CSUM	0x04	/* ... the first descriptor block */
 #define STALEFS_JTRANS_BAD_REVOKE_CSUM	0x08	/* ... the first revoke block */
 #define STALEFS_JTRANS_BAD_BLOCK_CSUM	0x10	/* ... the first journaled block's tag */
-#define STALEFS_JTRANS_SYNC		0x20	/* each stage durable before the next (fsync), as jbd2 */
+#define STALEFS_JTRANS_DURABLE		0x20	/* flush the device before the commit block and after it */
 /*
  * Write the transaction at the log head (after every complete transaction, wrapping):
  * revoke blocks, descriptors with v3 tags each followed by its (escaped) blocks, and the
@@ -664,24 +899,6 @@ errcode_t stalefs_jtrans_commit(struct stalefs_jtrans *t, int flags);
 void stalefs_jtrans_abort(struct stalefs_jtrans *t);
 /* Log blocks the transaction would take now. */
 u32 stalefs_jtrans_blocks(const struct stalefs_jtrans *t);
-
-/* ---- transactions for offline tools (journal_txn.c) ----
- * A change of many blocks that a crash leaves undone or done: the filesystem's metadata
- * writes are held in memory from begin to commit, logged in its journal as one jbd2
- * transaction, then written in place and the log emptied.  The journal's log must be empty
- * (a filesystem just checked or recovered); RECOVER is set from the first begin to finish.
- * Data goes straight out with stalefs_io_write_data, only to blocks the committed state
- * holds free; a block freed in a transaction is not written before it commits.  After a
- * failed commit the stalefs_fs is stale: free it (stalefs_free), never flush it. */
-struct stalefs_txn;
-errcode_t stalefs_txn_begin(stalefs_fs *fs, struct stalefs_txn **ret);
-/* Commit what was done since begin (or the last commit); the transaction goes on. */
-errcode_t stalefs_txn_commit(struct stalefs_txn *x);
-/* The last commit, RECOVER cleared, everything written; frees x whatever happens. */
-errcode_t stalefs_txn_finish(struct stalefs_txn *x);
-void stalefs_txn_abort(struct stalefs_txn *x);
-/* Journal blocks one transaction may take (STALEFS_ERR_JOURNAL_FULL past it). */
-u32 stalefs_txn_room(const stalefs_fs *fs);
 
 /* ---- offline tuning (tunefs.stalefs; debugfs stale_group) ---- */
 /* Who holds STALE extents, read from the inodes themselves (not bg_stale_count). */
@@ -699,6 +916,13 @@ errcode_t stalefs_stale_census(stalefs_fs *fs, struct stalefs_stale_census *c);
  * not be read.  *c says what the census found either way.
  */
 errcode_t stalefs_stale_group_set(stalefs_fs *fs, u32 gid, struct stalefs_stale_census *c);
+/* S4 (docs/nohide-stale.md): the file's group is the permitted one and others have no
+ * permission.  A file flagged STALE that is not confined is not to be read by anyone. */
+bool stalefs_stale_confined(const stalefs_fs *fs, const struct stalefs_inode *inode);
+/* May a file flagged STALE take this owner, group or mode (NULL: unchanged)?  The kernel
+ * module's rule: the same owner, the same or the permitted group, nothing for others. */
+bool stalefs_stale_attr_allowed(const stalefs_fs *fs, const struct stalefs_inode *inode, const u32 *uid,
+				const u32 *gid, const u16 *mode);
 /* A new filesystem UUID; the checksum seed stays (FORMAT.md 2), the journal superblock's
  * UUID follows.  Refused while the journal needs recovery or its log is not empty. */
 errcode_t stalefs_set_uuid(stalefs_fs *fs, const u8 uuid[16]);
@@ -743,6 +967,141 @@ void stalefs_time_string(s64 t, char *out, size_t len);
 /* Every superblock field and the journal's state, one "Name:  value" line each. */
 void stalefs_print_super(FILE *f, stalefs_fs *fs);
 
+/* ---- partition tables (partition.c): MBR and GPT of whole-disk images ---- */
+#define STALEFS_PT_NONE	0
+#define STALEFS_PT_MBR	1
+#define STALEFS_PT_GPT	2
+struct stalefs_partition {
+	u32 number;		/* as Linux numbers them: MBR 1-4 primary, 5.. logical; GPT entry + 1 */
+	u64 first_sector, sectors;	/* in the table's sectors */
+	u64 start, size;	/* in bytes */
+	u8 mbr_type;		/* MBR: the type byte */
+	bool bootable, extended, logical;
+	u8 type_guid[16], part_guid[16];	/* GPT, as on disk */
+	u64 attributes;		/* GPT */
+	char name[80];		/* GPT: the partition's name, UTF-8 */
+	const char *problem;	/* why it cannot be opened ("empty", "extends past ..."), or NULL */
+	bool stalefs;		/* a stalefs superblock at its byte 1024 */
+	u64 stalefs_bytes;	/* that filesystem's size, by its superblock */
+	char label[32];		/* and its label */
+};
+struct stalefs_ptable {
+	int kind;		/* STALEFS_PT_* */
+	u32 sector_size;
+	u64 disk_bytes;
+	u8 disk_guid[16];	/* GPT */
+	u64 first_usable, last_usable;	/* GPT, in sectors */
+	bool used_backup;	/* GPT: the primary header failed; the backup at the end was read */
+	char note[160];		/* what was wrong with the table, or "" */
+	struct stalefs_partition *v;	/* by start sector */
+	size_t n;
+};
+/* The partition table of the media io reads (a plain name: the whole disk), each partition
+ * probed for stalefs.  STALEFS_ERR_NO_PARTITION_TABLE when there is neither MBR nor GPT. */
+errcode_t stalefs_ptable_read(struct stalefs_io *io, struct stalefs_ptable *t);
+void stalefs_ptable_free(struct stalefs_ptable *t);
+const struct stalefs_partition *stalefs_ptable_find(const struct stalefs_ptable *t, u32 number);
+/* "Linux filesystem", "EFI System", "Linux" (MBR 0x83), ... */
+const char *stalefs_partition_type_name(const struct stalefs_ptable *t, const struct stalefs_partition *p);
+void stalefs_partition_probe(struct stalefs_io *io, struct stalefs_partition *p);
+/* A GUID as on disk (mixed-endian) to its usual text form. */
+void stalefs_guid_unparse(const u8 g[16], char out[37]);
+
+/* ---- what a block is (block_kind.c) ---- */
+enum stalefs_block_kind {
+	STALEFS_BK_DATA = 0,		/* file data, free space, or nothing that names itself */
+	STALEFS_BK_BOOT,		/* the 1024 bytes before the primary superblock (1 KiB blocks) */
+	STALEFS_BK_SUPER,
+	STALEFS_BK_GDT,
+	STALEFS_BK_BLOCK_BITMAP,
+	STALEFS_BK_INODE_BITMAP,
+	STALEFS_BK_INODE_TABLE,
+	STALEFS_BK_JOURNAL_SUPER,
+	STALEFS_BK_JOURNAL,
+	STALEFS_BK_EXTENT,		/* by content: the magic and its own block number */
+	STALEFS_BK_DIR,
+	STALEFS_BK_XATTR,
+	STALEFS_BK_OUTSIDE,		/* past the end of the filesystem */
+	STALEFS_BK_MAX
+};
+const char *stalefs_block_kind_name(int kind);	/* "inode table", "directory block", ... */
+/* By where it lies: superblock and descriptor copies, the journal, a group's bitmaps and
+ * inode table (*group: whose); STALEFS_BK_DATA for everything else. */
+int stalefs_block_layout_kind(const stalefs_fs *fs, u64 block, u32 *group);
+/* By what content (a copy of block) says of itself: an extent node, directory or xattr
+ * block naming this block as its own (*owner: the inode it names); else STALEFS_BK_DATA. */
+int stalefs_block_content_kind(const stalefs_fs *fs, u64 block, const void *content, u32 *owner);
+/* The layout first, then the content (NULL: the layout alone). */
+int stalefs_block_classify(const stalefs_fs *fs, u64 block, const void *content, u32 *group, u32 *owner);
+
+/* ---- content hashes (hash.c): MD5 and SHA-256, for timelines and case files ---- */
+#define STALEFS_HASH_MD5	1
+#define STALEFS_HASH_SHA256	2
+#define STALEFS_HASH_MAX_SIZE	32
+struct stalefs_hash {
+	int kind;
+	u32 state[8];
+	u8 buf[64];
+	u32 fill;
+	u64 bytes;
+};
+int stalefs_hash_kind(const char *name);	/* "md5", "sha256"; -1 for anything else */
+const char *stalefs_hash_name(int kind);
+u32 stalefs_hash_size(int kind);		/* digest bytes: 16, 32 */
+void stalefs_hash_init(struct stalefs_hash *h, int kind);
+void stalefs_hash_update(struct stalefs_hash *h, const void *data, size_t len);
+void stalefs_hash_final(struct stalefs_hash *h, u8 *out);
+void stalefs_hash_hex(const u8 *digest, u32 size, char *out);	/* out: 2 * size + 1 bytes */
+/* A file's content as reading it returns it (holes and UNWRITTEN extents as zeros). */
+errcode_t stalefs_file_hash(stalefs_fs *fs, u32 ino, int kind, u8 *digest);
+
+/* ---- timelines (timeline.c): The Sleuth Kit's bodyfile (3.x), as fls -m writes it ---- */
+/* One line: MD5|name|inode|mode_as_string|UID|GID|size|atime|mtime|ctime|crtime. */
+struct stalefs_body_entry {
+	const char *path;	/* from the root, starting with '/' (the prefix goes before it) */
+	const char *link;	/* a symlink's target, or NULL: " -> target" after the name */
+	u32 ino;
+	u8 name_type;		/* STALEFS_FT_* of the directory entry; STALEFS_FT_UNKNOWN: none */
+	bool name_deleted;	/* " (deleted)", or " (deleted-realloc)" when the inode is in use */
+	bool meta_in_use;
+	const struct stalefs_inode *inode;	/* NULL: no inode to show ("-/----------", zeros) */
+	const char *hash;	/* hex digest, or NULL: "0" */
+	bool virtual_dir;	/* TSK's $OrphanFiles: "V/V---------" and no times (inode NULL) */
+};
+/* The line for e.  In names, control characters become '^' (as fls prints them), and '|' and
+ * '%' become %7C and %25, which mactime decodes (fls would split the line there). */
+void stalefs_body_print(FILE *f, const char *prefix, const struct stalefs_body_entry *e);
+/* "-rw-r--r--" as ls -l (TSK's mode string, with its type letter: 'r' for regular files). */
+void stalefs_mode_string(u16 mode, char out[11]);
+struct stalefs_timeline_opts {
+	const char *prefix;	/* before every path (fls -m's mount point; trailing '/' dropped) */
+	int hash;		/* 0, or STALEFS_HASH_*: the content of regular files in use */
+	bool allocated_only;	/* names in use only (fls -u) */
+	bool deleted_only;	/* deleted names and inodes only (fls -d) */
+	/* Removed directories whose inode no longer maps its blocks (the kernel frees them
+	 * first): their blocks found through the journal's copies (stalefs_jhistory). */
+	bool journal;
+	/* What could not be read (a block of a directory in use, an inode), in words; the
+	 * walk goes on.  NULL: not said. */
+	void (*problem)(void *priv, const char *what);
+	void *priv;
+};
+struct stalefs_timeline_stats {
+	u64 entries;		/* lines written */
+	u64 deleted;		/* of them, deleted names and orphan inodes */
+	u64 orphans;		/* inodes no name refers to, under $OrphanFiles */
+	u64 problems;		/* what could not be read */
+};
+/*
+ * Every name from the root down (the root itself as "/"), removed names included
+ * (STALEFS_DIR_ITER_DELETED) with the inode they still name, and every inode in use or
+ * deleted that no name refers to, as /$OrphanFiles/OrphanFile-N (TSK's virtual directory,
+ * numbered inodes_count + 1).  A removed directory that is not in use again is walked too;
+ * what it holds is deleted with it.
+ */
+errcode_t stalefs_timeline(stalefs_fs *fs, const struct stalefs_timeline_opts *o, FILE *out,
+			   struct stalefs_timeline_stats *st);
+
 /* ---- small helpers ---- */
 /* A tool's start: its name as invoked (argv[0]'s last part, else name), stdout
  * line-buffered, the com_err table loaded. */
@@ -760,6 +1119,11 @@ bool stalefs_device_is_mounted(const char *device);
  */
 bool stalefs_mount_point(const char *device, char *dir, size_t len, bool *read_only);
 u8 stalefs_ft_from_mode(u16 mode);
+/* A directory entry's file type as S_IF* type bits (0 for an unknown type). */
+u16 stalefs_ft_to_mode(u8 ft);
+/* i_rdev of device inodes: the kernel's new_encode_dev / new_decode_dev (FORMAT.md 5). */
+u32 stalefs_encode_dev(u32 major, u32 minor);
+void stalefs_decode_dev(u32 dev, u32 *major, u32 *minor);
 const char *stalefs_feature_name(int kind, u32 bit);	/* kind 0 compat, 1 ro_compat, 2 incompat */
 errcode_t stalefs_feature_parse(const char *name, int *kind, u32 *bit);
 /* Parse a size with K/M/G/T suffix (binary); *bytes. */

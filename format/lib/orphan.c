@@ -91,3 +91,63 @@ errcode_t stalefs_orphan_finish(stalefs_fs *fs, u32 ino, struct stalefs_orphan_r
 		stalefs_orphan_count_adjust(fs, ino, -1);
 	return err;
 }
+
+errcode_t stalefs_orphan_add(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode)
+{
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	if (le32_to_cpu(inode->i_flags) & STALEFS_INODE_ORPHAN_FL)
+		return 0;
+	inode->i_flags = cpu_to_le32(le32_to_cpu(inode->i_flags) | STALEFS_INODE_ORPHAN_FL);
+	stalefs_orphan_count_adjust(fs, ino, 1);
+	return stalefs_write_inode(fs, ino, inode);
+}
+
+struct finish_all {
+	stalefs_orphan_fn fn;
+	void *priv;
+	u32 *inos;
+	u32 n, cap;
+};
+
+static int collect_orphan(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode, int rule, bool in_use,
+			  void *priv)
+{
+	struct finish_all *f = priv;
+
+	(void)fs;
+	if (!inode || rule || !in_use || !(le32_to_cpu(inode->i_flags) & STALEFS_INODE_ORPHAN_FL))
+		return 0;
+	if (f->n == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 16;
+		f->inos = stalefs_xrealloc(f->inos, f->cap * sizeof(*f->inos));
+	}
+	f->inos[f->n++] = ino;
+	return 0;
+}
+
+errcode_t stalefs_orphans_finish_all(stalefs_fs *fs, stalefs_orphan_fn fn, void *priv)
+{
+	struct finish_all f = { fn, priv, NULL, 0, 0 };
+	errcode_t first = 0;
+	u32 g, i;
+
+	/* The descriptors' counts say which groups to look in: a clean filesystem costs nothing. */
+	for (g = 0; g < fs->geom.groups_count; g++)
+		if (fs->groups[g].desc.bg_orphan_count)
+			break;
+	if (g == fs->geom.groups_count)
+		return 0;
+	stalefs_inode_scan(fs, collect_orphan, &f);
+	for (i = 0; i < f.n; i++) {
+		struct stalefs_orphan_result r;
+		errcode_t err = stalefs_orphan_finish(fs, f.inos[i], &r);
+
+		if (fn)
+			fn(fs, f.inos[i], err, &r, priv);
+		if (err && !first)
+			first = err;
+	}
+	free(f.inos);
+	return first;
+}

@@ -94,3 +94,28 @@ errcode_t stalefs_stale_group_set(stalefs_fs *fs, u32 gid, struct stalefs_stale_
 	fs->write_backups = true;
 	return 0;
 }
+
+bool stalefs_stale_confined(const stalefs_fs *fs, const struct stalefs_inode *inode)
+{
+	u32 gid = le32_to_cpu(fs->sb.s_stale_gid);
+
+	return gid != STALEFS_STALE_GID_NONE && le32_to_cpu(inode->i_gid) == gid &&
+	       !(le16_to_cpu(inode->i_mode) & STALEFS_S_IRWXO);
+}
+
+bool stalefs_stale_attr_allowed(const stalefs_fs *fs, const struct stalefs_inode *inode, const u32 *uid,
+				const u32 *gid, const u16 *mode)
+{
+	u32 permitted = le32_to_cpu(fs->sb.s_stale_gid);
+
+	if (!(le32_to_cpu(inode->i_flags) & STALEFS_INODE_STALE_FL))
+		return true;
+	/* A new owner could read it from outside the group. */
+	if (uid && *uid != le32_to_cpu(inode->i_uid))
+		return false;
+	/* Keeping the gid changes nothing; any other must be the permitted one. */
+	if (gid && *gid != le32_to_cpu(inode->i_gid) && (permitted == STALEFS_STALE_GID_NONE || *gid != permitted))
+		return false;
+	/* No bit for others: reading is the leak, writing and executing plant a reader. */
+	return !(mode && (*mode & STALEFS_S_IRWXO));
+}

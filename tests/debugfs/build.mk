@@ -46,7 +46,7 @@ $(FUZZ_DIR)/%.o: %.c $(FUZZ_DIR)/gen/stalefs_err.h
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 
 $(FUZZ_DEBUGFS): $(FUZZ_DEBUGFS_OBJ)
-	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lcom_err -lz
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
 
 # The editing twin (-DFUZZ_RW): the same image corpus, opened read-write.
 FUZZ_DEBUGFS_RW := $(FUZZ_DIR)/fuzz_debugfs_rw
@@ -55,7 +55,7 @@ $(FUZZ_DIR)/tests/fuzz/debugfs/fuzz_debugfs_rw.o: tests/fuzz/debugfs/fuzz_debugf
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_RW -MMD -MP -c $< -o $@
 
 $(FUZZ_DEBUGFS_RW): $(filter-out %/fuzz_debugfs.o,$(FUZZ_DEBUGFS_OBJ)) $(FUZZ_DIR)/tests/fuzz/debugfs/fuzz_debugfs_rw.o
-	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ -lcom_err -lz
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(LDLIBS)
 
 $(FUZZ_CORPUS)/.seeded: tests/fuzz/debugfs/make-seeds build/mkfs.stalefs build/debugfs.stalefs
 	tests/fuzz/debugfs/make-seeds $(FUZZ_CORPUS) build/mkfs.stalefs build/debugfs.stalefs

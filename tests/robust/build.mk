@@ -10,7 +10,7 @@ PROGRAMS += $(REPLAY_LOG) $(POWERCUT_CHECK)
 $(REPLAY_LOG): $(BUILD)/tests/robust/replay-log.o $(BUILD)/tests/robust/logwrites.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(POWERCUT_CHECK): $(BUILD)/tests/robust/powercut-check.o $(BUILD)/tests/robust/promises.o
+$(POWERCUT_CHECK): $(BUILD)/tests/robust/powercut-check.o $(BUILD)/tests/robust/promises.o $(BUILD)/tests/robust/workload-io.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # ---- power cuts with a volatile write cache (issue 13 part 5) ----
@@ -28,7 +28,7 @@ PROGRAMS += $(CACHE_CUT) $(CACHE_WORKLOAD)
 $(CACHE_CUT): $(BUILD)/tests/robust/cache-cut.o $(BUILD)/tests/robust/cache-model.o $(BUILD)/tests/robust/logwrites.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(CACHE_WORKLOAD): $(BUILD)/tests/robust/cache-workload.o
+$(CACHE_WORKLOAD): $(BUILD)/tests/robust/cache-workload.o $(BUILD)/tests/robust/workload-io.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
 $(BUILD)/tests/robust/cache-model-test.o: CFLAGS += $(shell pkg-config --cflags check 2>/dev/null)
@@ -125,10 +125,10 @@ STRESS_WORKLOAD := $(BUILD)/stress-workload
 STRESS_REPLAY := $(BUILD)/stress-replay
 PROGRAMS += $(STRESS_WORKLOAD) $(STRESS_REPLAY)
 
-$(STRESS_WORKLOAD): $(BUILD)/tests/robust/stress-workload.o
+$(STRESS_WORKLOAD): $(BUILD)/tests/robust/stress-workload.o $(BUILD)/tests/robust/workload-io.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
-$(STRESS_REPLAY): $(BUILD)/tests/robust/stress-replay.o $(BUILD)/tests/robust/promises.o $(BUILD)/tests/robust/cache-model.o $(BUILD)/tests/robust/logwrites.o $(BUILD)/tests/robust/blockdev.o
+$(STRESS_REPLAY): $(BUILD)/tests/robust/stress-replay.o $(BUILD)/tests/robust/promises.o $(BUILD)/tests/robust/workload-io.o $(BUILD)/tests/robust/cache-model.o $(BUILD)/tests/robust/logwrites.o $(BUILD)/tests/robust/blockdev.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # The stress replay's soak: >= 5,000 cut points on stalefs, and ext4's.

@@ -24,7 +24,12 @@
  *     tell another file's data from this one's;
  *   - "0 stale-ino INO" for a file given NO_HIDE_STALE blocks.
  * Marks are numbered on from LAST_EVENT; the last one used is printed as
- * "last-event N".  SEED moves the random offsets.  With STALE_GID (stalefs
+ * "last-event N".  DMNAME "-" means no dm-log-writes device (the FUSE
+ * server's SIGKILL test, tests/fuse): marks are only numbered, and a
+ * promise is one its event line was written for before the crash.  FUSE
+ * passes no syncfs(2) to its server, so there each syncfs is followed by an
+ * fsync of the mount's root, which stalefs-fuse makes a commit of
+ * everything (what syncfs means).  SEED moves the random offsets.  With STALE_GID (stalefs
  * mounted with nohide_stale_gid=STALE_GID) the mix workload also allocates
  * with NO_HIDE_STALE; without it that part is skipped, and said so.  Every
  * workload ends with work in flight (no promise); the caller unmounts.
@@ -46,11 +51,11 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <linux/dm-ioctl.h>
 #include <linux/fs.h>
 #include <linux/falloc.h>
 #include "stalefs_ioctl.h"
 #include "data-record.h"
+#include "workload-io.h"
 
 #define KiB 1024ULL
 #define MiB (1024 * KiB)
@@ -79,44 +84,29 @@ static unsigned char *buf;	/* MAX_IO bytes, aligned for O_DIRECT */
 static void die(const char *fmt, ...)
 {
 	va_list ap;
-	int e = errno;
 
-	fprintf(stderr, "cache-workload: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, ": %s\n", strerror(e));
-	exit(1);
+	workload_vdie("cache-workload", fmt, ap);
 }
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 /* ---- marks, promises and the path table ---- */
 
-/* "dmsetup message DM 0 mark eN", without the exec. */
+/* A mark eN in the log (without dmsetup's exec). */
 static void mark(void)
 {
-	union {
-		struct dm_ioctl io;
-		unsigned char raw[sizeof(struct dm_ioctl) + sizeof(struct dm_target_msg) + 64];
-	} u;
-	struct dm_target_msg *msg = (struct dm_target_msg *)(u.raw + sizeof(struct dm_ioctl));
+	char name[32];
 
-	memset(&u, 0, sizeof(u));
-	u.io.version[0] = DM_VERSION_MAJOR;
-	u.io.data_size = sizeof(u);
-	u.io.data_start = sizeof(struct dm_ioctl);
-	snprintf(u.io.name, sizeof(u.io.name), "%s", dm_name);
 	ev++;
-	snprintf(msg->message, 64, "mark e%ld", ev);
-	if (ioctl(dm_control, DM_TARGET_MSG, &u) < 0)
-		die("mark e%ld on %s", ev, dm_name);
+	if (dm_control < 0)
+		return;	/* DMNAME "-": events are numbered, nothing records them */
+	snprintf(name, sizeof(name), "e%ld", ev);
+	if (dmlog_mark(dm_control, dm_name, name))
+		die("mark %s on %s", name, dm_name);
 }
 
 static void event(const char *fmt, ...)
@@ -168,21 +158,8 @@ static void change_tree(const char *path)
 
 static void copy_out(const char *path, const char *copy)
 {
-	int in = openat(mnt, path, O_RDONLY | O_CLOEXEC);
-	int out = open(copy, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ssize_t n;
-
-	if (in < 0)
-		die("open %s to save it", path);
-	if (out < 0)
-		die("%s", copy);
-	while ((n = read(in, buf, MAX_IO)) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			die("%s", copy);
-	if (n < 0)
-		die("read %s", path);
-	if (close(in) < 0 || close(out) < 0)
-		die("close %s", copy);
+	if (copy_file_out(mnt, path, copy, buf, MAX_IO))
+		die("save %s as %s", path, copy);
 }
 
 /* The n paths' fsync (or syncfs) returned: one mark, save what they read, promise it. */
@@ -314,6 +291,8 @@ static void syncfs_(void)
 {
 	if (syncfs(mnt) < 0)
 		die("syncfs %s", mnt_path);
+	if (dm_control < 0 && fsync(mnt) < 0)
+		die("fsync %s (for syncfs)", mnt_path);
 }
 
 static void mkd(const char *path)
@@ -816,9 +795,11 @@ int main(int argc, char **argv)
 	mnt = open(mnt_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (mnt < 0)
 		die("%s", mnt_path);
-	dm_control = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
-	if (dm_control < 0)
-		die("/dev/mapper/control");
+	if (strcmp(dm_name, "-") != 0) {
+		dm_control = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+		if (dm_control < 0)
+			die("/dev/mapper/control");
+	}
 	char path[512];
 	snprintf(path, sizeof(path), "%s/events", state);
 	events = fopen(path, "a");

@@ -47,11 +47,11 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
-#include <linux/dm-ioctl.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include "stalefs_ioctl.h"
 #include "data-record.h"
+#include "workload-io.h"
 
 #define KiB 1024ULL
 #define MAX_IO (256 * KiB)
@@ -103,23 +103,17 @@ static unsigned char *buf;	/* MAX_IO bytes, aligned for O_DIRECT */
 
 static void die(const char *fmt, ...)
 {
+	char who[64];
 	va_list ap;
-	int e = errno;
 
-	fprintf(stderr, "stress-workload: worker %d: ", worker);
+	snprintf(who, sizeof(who), "stress-workload: worker %d", worker);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, ": %s\n", strerror(e));
-	exit(1);
+	workload_vdie(who, fmt, ap);
 }
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 static uint64_t below(uint64_t n)
@@ -131,20 +125,11 @@ static uint64_t below(uint64_t n)
 
 static void send_mark(long n)
 {
-	union {
-		struct dm_ioctl io;
-		unsigned char raw[sizeof(struct dm_ioctl) + sizeof(struct dm_target_msg) + 64];
-	} u;
-	struct dm_target_msg *msg = (struct dm_target_msg *)(u.raw + sizeof(struct dm_ioctl));
+	char name[32];
 
-	memset(&u, 0, sizeof(u));
-	u.io.version[0] = DM_VERSION_MAJOR;
-	u.io.data_size = sizeof(u);
-	u.io.data_start = sizeof(struct dm_ioctl);
-	snprintf(u.io.name, sizeof(u.io.name), "%s", dm_name);
-	snprintf(msg->message, 64, "mark e%ld", n);
-	if (ioctl(dm_control, DM_TARGET_MSG, &u) < 0)
-		die("mark e%ld on %s", n, dm_name);
+	snprintf(name, sizeof(name), "e%ld", n);
+	if (dmlog_mark(dm_control, dm_name, name))
+		die("mark %s on %s", name, dm_name);
 }
 
 /* A new mark, numbered in the log's order: the number and the send happen under one lock. */
@@ -363,61 +348,26 @@ static void sync_dirs(const char *path)
 
 static void copy_out(const char *path, const char *copy)
 {
-	int in = openat(mnt, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	int out = open(copy, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	ssize_t n;
-
-	if (in < 0)
-		die("open %s to save it", path);
-	if (out < 0)
-		die("%s", copy);
-	while ((n = read(in, buf, MAX_IO)) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			die("%s", copy);
-	if (n < 0)
-		die("read %s", path);
-	if (close(in) < 0 || close(out) < 0)
-		die("close %s", copy);
+	if (copy_file_out(mnt, path, copy, buf, MAX_IO))
+		die("save %s as %s", path, copy);
 }
 
 /* The user.* attributes of path as promises.h lists them, into copy. */
 static void xattrs_out(const char *path, const char *copy)
 {
-	char list[8192], *sorted[64];
-	ssize_t nl;
-	size_t n = 0;
 	int fd = openat(mnt, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	char *text;
 	FILE *f;
 
 	if (fd < 0)
 		die("open %s to list its attributes", path);
-	nl = flistxattr(fd, list, sizeof(list));
-	if (nl < 0)
-		die("listxattr %s", path);
-	for (ssize_t i = 0; i < nl && n < 64; i += (ssize_t)strlen(list + i) + 1)
-		if (!strncmp(list + i, "user.", 5))
-			sorted[n++] = list + i;
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && strcmp(sorted[j - 1], sorted[j]) > 0; j--) {
-			char *t = sorted[j];
-			sorted[j] = sorted[j - 1];
-			sorted[j - 1] = t;
-		}
+	text = user_xattrs_text(fd);
+	if (!text)
+		die("list the attributes of %s", path);
 	f = fopen(copy, "w");
-	if (!f)
+	if (!f || fputs(text, f) == EOF || fclose(f) == EOF)
 		die("%s", copy);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char val[4096];
-		ssize_t vl = fgetxattr(fd, sorted[i], val, sizeof(val));
-		if (vl < 0)
-			die("getxattr %s %s", path, sorted[i]);
-		fprintf(f, "%s ", sorted[i]);
-		for (ssize_t b = 0; b < vl; b++)
-			fprintf(f, "%02x", val[b]);
-		fputc('\n', f);
-	}
-	if (fclose(f) == EOF)
-		die("%s", copy);
+	free(text);
 	xclose(fd, path);
 }
 

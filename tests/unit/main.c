@@ -26,11 +26,16 @@ int main(void)
 	srunner_add_suite(sr, journal_format_suite());
 	srunner_add_suite(sr, journal_replay_suite());
 	srunner_add_suite(sr, overlay_suite());
+	srunner_add_suite(sr, io_region_suite());
+	srunner_add_suite(sr, txn_suite());
 	srunner_add_suite(sr, emap_suite());
 	srunner_add_suite(sr, orphan_suite());
 	srunner_add_suite(sr, tune_suite());
-	srunner_add_suite(sr, txn_suite());
 	srunner_add_suite(sr, xattr_suite());
+	srunner_add_suite(sr, hash_suite());
+	srunner_add_suite(sr, timeline_suite());
+	srunner_add_suite(sr, jhistory_suite());
+	srunner_add_suite(sr, partition_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

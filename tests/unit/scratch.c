@@ -50,6 +50,20 @@ void scratch_done(struct scratch *s)
 	s->path[0] = '\0';
 }
 
+void unit_journal_block(stalefs_fs *fs, u64 target, u64 seed, void *blk)
+{
+	struct stalefs_journal *j;
+	struct stalefs_jtrans *t;
+
+	ck_assert(le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL);
+	ck_ok(stalefs_journal_open(fs, 0, &j));
+	ck_ok(stalefs_jtrans_begin(j, &t));
+	unit_fill(&seed, blk, fs->block_size);
+	ck_ok(stalefs_jtrans_add_block(t, target, blk));
+	ck_ok(stalefs_jtrans_commit(t, 0));
+	stalefs_journal_close(j);
+}
+
 u64 unit_rand(u64 *state)
 {
 	u64 x = *state ? *state : 0x9E3779B97F4A7C15ULL;

@@ -578,6 +578,151 @@ START_TEST(scan_past_damage)
 }
 END_TEST
 
+/*
+ * The index of large directories (dir_index.c): a seeded run of creates, unlinks and renames in
+ * one directory with indexes on, checked against a model after each step by lookups of every
+ * name and of absent ones, and at the end by the linear listing (which never uses the index).
+ */
+#define DX_NAMES 1500
+
+static int count_entries_cb(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *priv)
+{
+	(void)fs;
+	(void)de;
+	(*(u32 *)priv)++;
+	return 0;
+}
+
+START_TEST(indexed_directory)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs(&s, 32ULL << 20, 1024);
+	static u32 model[DX_NAMES];	/* inode of name i, 0: absent */
+	u64 st = 99;
+	u32 dir, ino, i, step, listed = 0;
+	char name[64];
+
+	stalefs_dir_index_enable(fs);
+	ck_ok(stalefs_mkdir(fs, STALEFS_ROOT_INO, "big", 0755, 0, 0, &dir));
+	for (step = 0; step < 6000; step++) {
+		u32 k = (u32)(unit_rand(&st) % DX_NAMES), op = (u32)(unit_rand(&st) % 4);
+
+		/* names of many lengths: blocks fill unevenly */
+		snprintf(name, sizeof(name), "n%u-%.*s", k, (int)(k % 40), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN");
+		if (!model[k] && op < 3) {
+			ck_ok(stalefs_create(fs, dir, name, STALEFS_S_IFREG | 0644, 0, 0, &model[k]));
+		} else if (model[k] && op == 3) {
+			ck_ok(stalefs_unlink(fs, dir, name, &ino));
+			hot_assert(ino == model[k], "unlink of %s gave inode %u, not %u", name, ino, model[k]);
+			ck_ok(stalefs_drop_link(fs, ino));
+			model[k] = 0;
+		} else if (model[k]) {
+			/* rename to a fresh slot: the index moves the name */
+			u32 k2 = (u32)(unit_rand(&st) % DX_NAMES);
+			char to[64];
+
+			if (model[k2])
+				continue;
+			snprintf(to, sizeof(to), "n%u-%.*s", k2, (int)(k2 % 40), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN");
+			ck_ok(stalefs_rename(fs, dir, name, dir, to, 0, false, &ino));
+			model[k2] = model[k];
+			model[k] = 0;
+		}
+		if (step % 500 == 499)
+			for (i = 0; i < DX_NAMES; i++) {
+				errcode_t err;
+
+				snprintf(name, sizeof(name), "n%u-%.*s", i, (int)(i % 40), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN");
+				err = stalefs_lookup(fs, dir, name, strlen(name), &ino);
+				if (model[i])
+					hot_assert(!err && ino == model[i], "step %u: lookup %s: %s", step, name, error_message(err));
+				else
+					hot_assert(err == STALEFS_ERR_NOT_FOUND, "step %u: %s found though removed", step, name);
+			}
+	}
+	/* The linear listing agrees, and so does a reopened filesystem without indexes. */
+	for (i = 0; i < DX_NAMES; i++)
+		listed += model[i] != 0;
+	{
+		u32 n = 0;
+
+		ck_ok(stalefs_dir_iterate(fs, dir, 0, count_entries_cb, &n));
+		ck_assert_uint_eq(n, listed + 2);	/* and . and .. */
+	}
+	fs = scratch_reopen(&s);
+	for (i = 0; i < DX_NAMES; i++) {
+		snprintf(name, sizeof(name), "n%u-%.*s", i, (int)(i % 40), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN");
+		if (model[i]) {
+			ck_ok(stalefs_lookup(fs, dir, name, strlen(name), &ino));
+			ck_assert_uint_eq(ino, model[i]);
+		}
+	}
+	scratch_done(&s);
+}
+END_TEST
+
+/* rename(2)'s flavours in the library: replacing, NOREPLACE, EXCHANGE across parents (".." and
+ * link counts follow), a directory into itself, types that differ, a non-empty target. */
+START_TEST(rename_flavours)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs(&s, 16ULL << 20, 1024);
+	u32 a, b, sub, f, g, x, rep;
+
+	ck_ok(stalefs_mkdir(fs, STALEFS_ROOT_INO, "a", 0755, 0, 0, &a));
+	ck_ok(stalefs_mkdir(fs, STALEFS_ROOT_INO, "b", 0755, 0, 0, &b));
+	ck_ok(stalefs_mkdir(fs, a, "sub", 0755, 0, 0, &sub));
+	ck_ok(stalefs_create(fs, a, "f", STALEFS_S_IFREG | 0644, 0, 0, &f));
+	ck_ok(stalefs_create(fs, b, "g", STALEFS_S_IFREG | 0644, 0, 0, &g));
+	/* over an existing file: it loses its link and is freed */
+	ck_ok(stalefs_rename(fs, a, "f", b, "g", 0, false, &rep));
+	ck_assert_uint_eq(rep, g);
+	ck_assert(!stalefs_test_inode(fs, g));
+	ck_ok(stalefs_lookup(fs, b, "g", 1, &x));
+	ck_assert_uint_eq(x, f);
+	ck_err(stalefs_lookup(fs, a, "f", 1, &x), STALEFS_ERR_NOT_FOUND);
+	/* NOREPLACE */
+	ck_ok(stalefs_create(fs, b, "h", STALEFS_S_IFREG | 0644, 0, 0, &x));
+	ck_err(stalefs_rename(fs, b, "g", b, "h", STALEFS_RENAME_NOREPLACE, false, &rep), STALEFS_ERR_EXISTS);
+	/* EXCHANGE a file in b with a directory in a: the directory's ".." and both link counts */
+	ck_assert_uint_eq(links_of(fs, a), 3);
+	ck_assert_uint_eq(links_of(fs, b), 2);
+	ck_ok(stalefs_rename(fs, a, "sub", b, "g", STALEFS_RENAME_EXCHANGE, false, &rep));
+	ck_ok(stalefs_lookup(fs, b, "g", 1, &x));
+	ck_assert_uint_eq(x, sub);
+	ck_ok(stalefs_lookup(fs, sub, "..", 2, &x));
+	ck_assert_uint_eq(x, b);
+	ck_assert_uint_eq(links_of(fs, a), 2);
+	ck_assert_uint_eq(links_of(fs, b), 3);
+	/* a directory into itself; a directory over a file and back; over a non-empty directory */
+	ck_err(stalefs_rename(fs, STALEFS_ROOT_INO, "b", sub, "x", 0, false, &rep), STALEFS_ERR_BAD_ARGUMENT);
+	ck_err(stalefs_rename(fs, b, "g", b, "h", 0, false, &rep), STALEFS_ERR_NOT_DIR);
+	ck_err(stalefs_rename(fs, b, "h", STALEFS_ROOT_INO, "a", 0, false, &rep), STALEFS_ERR_IS_DIR);
+	ck_ok(stalefs_create(fs, a, "inside", STALEFS_S_IFREG | 0644, 0, 0, &x));
+	ck_err(stalefs_rename(fs, b, "g", STALEFS_ROOT_INO, "a", 0, false, &rep), STALEFS_ERR_DIR_NOT_EMPTY);
+	/* a directory over an empty one, keeping the orphan for the caller (a holds the file
+	 * the exchange put there, and "inside") */
+	ck_ok(stalefs_unlink(fs, a, "inside", &x));
+	ck_ok(stalefs_drop_link(fs, x));
+	ck_ok(stalefs_unlink(fs, a, "sub", &x));
+	ck_assert_uint_eq(x, f);
+	ck_ok(stalefs_drop_link(fs, x));
+	ck_ok(stalefs_rename(fs, b, "g", STALEFS_ROOT_INO, "a", 0, true, &rep));
+	ck_assert_uint_eq(rep, a);
+	{
+		struct stalefs_inode inode;
+
+		ck_ok(stalefs_read_inode(fs, a, &inode));
+		ck_assert_uint_eq(le16_to_cpu(inode.i_links_count), 0);
+		ck_assert(le32_to_cpu(inode.i_flags) & STALEFS_INODE_ORPHAN_FL);
+	}
+	ck_ok(stalefs_lookup(fs, sub, "..", 2, &x));
+	ck_assert_uint_eq(x, STALEFS_ROOT_INO);
+	ck_assert_uint_eq(links_of(fs, b), 2);
+	scratch_done(&s);
+}
+END_TEST
+
 Suite *dir_suite(void)
 {
 	Suite *s = suite_create("dir");
@@ -593,6 +738,8 @@ Suite *dir_suite(void)
 	tcase_add_test(tc, create_fails_cleanly);
 	tcase_add_test(tc, damaged_dir_block);
 	tcase_add_test(tc, scan_past_damage);
+	tcase_add_test(tc, indexed_directory);
+	tcase_add_test(tc, rename_flavours);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -3,6 +3,7 @@
  * model, sparse holes, UNWRITTEN and STALE extents (zeros versus the disk's
  * old content), truncate down and up, punch, and i_blocks.
  */
+#include <errno.h>
 #include <unistd.h>
 #include "unit.h"
 
@@ -535,6 +536,77 @@ START_TEST(write_from_fd_sparse)
 }
 END_TEST
 
+/*
+ * A file of data, a hole, an UNWRITTEN range and a partial last block: stalefs_file_map's runs
+ * name exactly the bytes stalefs_file_read returns (data read back from the device at dev_off,
+ * zeros for the rest), SEEK_DATA/SEEK_HOLE stop at the same places, and zero range turns whole
+ * blocks UNWRITTEN, writes zeros into partial ones and allocates holes.
+ */
+START_TEST(map_seek_and_zero_range)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs(&s, 16ULL << 20, 1024);
+	u32 bs = 1024, ino = new_file(fs, "m"), n, i;
+	u64 size = 7 * bs - 100, pos = 0, st = 5, r, pblk;
+	struct stalefs_file_run runs[16];
+	u8 data[7 * 1024], back[7 * 1024], dev[7 * 1024];
+	size_t got;
+	u16 flags;
+
+	unit_fill(&st, data, sizeof(data));
+	ck_ok(stalefs_file_write(fs, ino, 0, data, 2 * bs));		/* blocks 0-1: data */
+	ck_ok(stalefs_fallocate(fs, ino, 4, 2, false));			/* 4-5: UNWRITTEN; 2-3: a hole */
+	ck_ok(stalefs_file_write(fs, ino, 6 * bs, data + 6 * bs, bs - 100));	/* 6: data, partial */
+	ck_ok(stalefs_file_read(fs, ino, 0, back, sizeof(back), &got));
+	ck_assert_uint_eq(got, size);
+	ck_ok(stalefs_file_map(fs, ino, 0, sizeof(back), runs, 16, &n));
+	ck_assert_uint_eq(n, 3);
+	ck_assert(!runs[0].zero && runs[0].len == 2 * bs);
+	ck_assert(runs[1].zero && runs[1].len == 4 * bs);
+	ck_assert(!runs[2].zero && runs[2].len == bs - 100);
+	for (i = 0; i < n; i++) {
+		if (runs[i].zero)
+			memset(dev + pos, 0, runs[i].len);
+		else
+			ck_ok(stalefs_io_pread(fs->io, runs[i].dev_off, (u32)runs[i].len, dev + pos));
+		pos += runs[i].len;
+	}
+	ck_assert_uint_eq(pos, size);
+	ck_assert_mem_eq(dev, back, size);
+	/* A range starting inside a block, and one run too many. */
+	ck_ok(stalefs_file_map(fs, ino, 100, 50, runs, 16, &n));
+	ck_assert(n == 1 && !runs[0].zero && runs[0].len == 50);
+	ck_err(stalefs_file_map(fs, ino, 0, sizeof(back), runs, 2, &n), STALEFS_ERR_BAD_ARGUMENT);
+	/* SEEK_DATA / SEEK_HOLE: UNWRITTEN is a hole. */
+	ck_ok(stalefs_seek_data(fs, ino, 10, false, &r));
+	ck_assert_uint_eq(r, 10);
+	ck_ok(stalefs_seek_data(fs, ino, 10, true, &r));
+	ck_assert_uint_eq(r, 2 * bs);
+	ck_ok(stalefs_seek_data(fs, ino, 2 * bs, false, &r));
+	ck_assert_uint_eq(r, 6 * bs);
+	ck_ok(stalefs_seek_data(fs, ino, 6 * bs, true, &r));
+	ck_assert_uint_eq(r, size);
+	ck_err(stalefs_seek_data(fs, ino, size, false, &r), ENXIO);
+	/* Zero range over [bs/2, 5 bs): block 0's second half zeroed in place, block 1 UNWRITTEN,
+	 * the hole 2-3 allocated UNWRITTEN, 4 stays UNWRITTEN. */
+	ck_ok(stalefs_zero_range(fs, ino, bs / 2, 5 * bs - bs / 2));
+	memset(data + bs / 2, 0, 5 * bs - bs / 2);
+	memset(data + 5 * bs, 0, bs);
+	ck_ok(stalefs_file_read(fs, ino, 0, back, sizeof(back), &got));
+	ck_assert_mem_eq(back, data, size);
+	for (i = 1; i <= 5; i++) {
+		ck_ok(stalefs_bmap(fs, ino, i, &pblk, &flags));
+		ck_assert_msg(pblk && (flags & STALEFS_EXT_UNWRITTEN), "block %u after zero range: %llu, flags %#x", i,
+			      (unsigned long long)pblk, flags);
+	}
+	ck_ok(stalefs_bmap(fs, ino, 0, &pblk, &flags));
+	ck_assert(pblk && !(flags & STALEFS_EXT_UNWRITTEN));
+	i_blocks_matches(fs, ino);
+	free_count_matches(fs);
+	scratch_done(&s);
+}
+END_TEST
+
 Suite *file_suite(void)
 {
 	Suite *s = suite_create("file");
@@ -552,6 +624,7 @@ Suite *file_suite(void)
 	tcase_add_test(tc, punch_holes);
 	tcase_add_test(tc, limits);
 	tcase_add_test(tc, write_from_fd_sparse);
+	tcase_add_test(tc, map_seek_and_zero_range);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -156,19 +156,11 @@ START_TEST(recover_in_overlay)
 {
 	struct scratch s;
 	stalefs_fs *fs = scratch_mkfs(&s, IMG_BYTES, 1024);
-	struct stalefs_journal *j;
-	struct stalefs_jtrans *t;
 	struct stalefs_journal_recovery r;
 	u8 blk[1024], got[1024], *before;
-	u64 target = fs->geom.blocks_count - 10, st = 11;
+	u64 target = fs->geom.blocks_count - 10;
 
-	ck_assert(le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL);
-	ck_ok(stalefs_journal_open(fs, 0, &j));
-	ck_ok(stalefs_jtrans_begin(j, &t));
-	unit_fill(&st, blk, sizeof(blk));
-	ck_ok(stalefs_jtrans_add_block(t, target, blk));
-	ck_ok(stalefs_jtrans_commit(t, 0));
-	stalefs_journal_close(j);
+	unit_journal_block(fs, target, 11, blk);
 	ck_ok(stalefs_close(fs));
 	s.fs = NULL;
 	before = snapshot(&s);

@@ -24,6 +24,10 @@ stalefs_fs *scratch_reopen(struct scratch *s);
 /* Close the filesystem and the image (already unlinked). */
 void scratch_done(struct scratch *s);
 
+/* A committed one-block transaction in fs's journal, not replayed: block target gets block_size
+ * bytes from seed (into blk too) at recovery. */
+void unit_journal_block(stalefs_fs *fs, u64 target, u64 seed, void *blk);
+
 /* Deterministic pseudo-random numbers (xorshift), so a failing run repeats. */
 u64 unit_rand(u64 *state);
 void unit_fill(u64 *state, void *buf, size_t len);
@@ -79,9 +83,14 @@ Suite *helpers_suite(void);
 Suite *journal_format_suite(void);
 Suite *journal_replay_suite(void);
 Suite *overlay_suite(void);
+Suite *io_region_suite(void);
+Suite *txn_suite(void);
 Suite *emap_suite(void);
 Suite *orphan_suite(void);
 Suite *tune_suite(void);
-Suite *txn_suite(void);
+Suite *hash_suite(void);
+Suite *timeline_suite(void);
+Suite *jhistory_suite(void);
+Suite *partition_suite(void);
 
 #endif

@@ -15,6 +15,14 @@ TUNEFS_STALEFS=$STALEFS_BUILD/tunefs.stalefs
 # guest-runner.sh); scenarios that scan after every image or round use it.
 splat_re='(^|[^[:alnum:]_])(BUG|WARNING|Oops|KASAN|UBSAN)([^[:alnum:]_]|$)|general protection|kernel BUG|hung task|blocked for more than|Call Trace'
 
+# has [GREP-OPTIONS] PATTERN: grep -q that reads its input to the end.
+# Under pipefail, `cmd | grep -q` fails when grep exits at the first match
+# and cmd, still writing (dmesg late in a boot, debugfs stats of many
+# groups), dies of SIGPIPE.
+has() {
+	grep "$@" >/dev/null
+}
+
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1

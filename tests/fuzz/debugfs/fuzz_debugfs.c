@@ -36,6 +36,11 @@ static const char *const script[] = {
 	"cat <12>", "cat <14>", "dump <13> /dev/null", "dump -p <15> /dev/null",
 	"metadump /dev/null",
 	"ea_list <12>", "ea_list <13>", "ea_get <12> user.a", "ea_get -x <13> trusted.t",
+	"timeline /dev/null", "timeline -H md5 -j -d /dev/null",
+	"jls", "jls -c", "jls -i <12>", "jcat 1", "jcat 3", "jinode <12>", "jinode <14>",
+	"jrecover <12> /dev/null", "jrecover -f <13> /dev/null",
+	"blkls -l", "blkls -m /dev/null /dev/null", "slack -u -m /dev/null /dev/null", "dump_stale -m /dev/null /dev/null",
+	"report /dev/null",
 	"sif <12> mode 0",	/* refused: read-only */
 	"close", "open %s", "stats -h",	/* %s: the image again */
 };
@@ -55,7 +60,7 @@ static const char *const script[] = {
 	"seb 38 extent[0].len 0", "sde / a inode 5000", "sdb 20 lblk 7",
 	"freeb 30 4", "setb 60 3", "freei <15>", "seti <20>",
 	"rm /a", "rm newfile", "rmdir newdir", "rm newdir/sl", "rm newdir/long", "rmdir newdir",
-	"lsdel", "undel <17> back", "undel <12>", "clri <16>", "zap_block -o 8 -l 8 -p 255 21",
+	"lsdel", "undel <17> back", "undel <12>", "undel -j <14> jback", "clri <16>", "zap_block -o 8 -l 8 -p 255 21",
 	"mkdir d2", "write " HOST_FILE " d2/f", "ls -l /d2", "lsstale", "icheck 40 41 42",
 	"close", "open -w %s", "stats -h",	/* %s: the image again */
 };

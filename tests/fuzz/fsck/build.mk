@@ -23,7 +23,7 @@ $(FSCK_FUZZ_OUT)/gen/stalefs_err.o: build/gen/stalefs_err.h
 	$(FUZZ_CC) $(FSCK_FUZZ_FLAGS) -Wno-unused-parameter -c build/gen/stalefs_err.c -o $@
 
 $(FSCK_FUZZ): $(FSCK_FUZZ_OBJ) tests/fuzz/fsck/fuzz_fsck.c
-	$(FUZZ_CC) $(FSCK_FUZZ_FLAGS) -fsanitize=fuzzer -o $@ tests/fuzz/fsck/fuzz_fsck.c $(FSCK_FUZZ_OBJ) -lcom_err -lz
+	$(FUZZ_CC) $(FSCK_FUZZ_FLAGS) -fsanitize=fuzzer -o $@ tests/fuzz/fsck/fuzz_fsck.c $(FSCK_FUZZ_OBJ) $(LDLIBS)
 
 $(FSCK_FUZZ_OUT)/fsck-seeds/.done: build/mkfs.stalefs build/debugfs.stalefs tests/fuzz/fsck/make-seeds $(wildcard tests/fsck/f_*/script)
 	rm -rf $(FSCK_FUZZ_OUT)/fsck-seeds

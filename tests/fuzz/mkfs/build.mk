@@ -23,7 +23,7 @@ $(MKFS_FUZZ_OUT)/gen/stalefs_err.o: build/gen/stalefs_err.h
 	$(FUZZ_CC) $(MKFS_FUZZ_FLAGS) -Wno-unused-parameter -c build/gen/stalefs_err.c -o $@
 
 $(MKFS_FUZZ): $(MKFS_FUZZ_OBJ) tests/fuzz/mkfs/fuzz_mkfs.c
-	$(FUZZ_CC) $(MKFS_FUZZ_FLAGS) -fsanitize=fuzzer -o $@ tests/fuzz/mkfs/fuzz_mkfs.c $(MKFS_FUZZ_OBJ) -lcom_err -lz
+	$(FUZZ_CC) $(MKFS_FUZZ_FLAGS) -fsanitize=fuzzer -o $@ tests/fuzz/mkfs/fuzz_mkfs.c $(MKFS_FUZZ_OBJ) $(LDLIBS)
 
 # The long run grows a working copy of the corpus (the repository's stays as
 # it is; `make fuzz-mkfs-merge` folds new coverage back into it).

@@ -59,7 +59,7 @@ for isize in 256 1024; do
 	assert_eq "user::rw- user:1000:rwx #effective:rw- group::r-x #effective:r-- mask::rw- other::---" \
 		"$(getfacl -np $mnt/d/inh/file 2>/dev/null | grep -v '^#' | grep -v '^$' | sed 's/\t*#effective/ #effective/' | tr '\n' ' ' | sed 's/ $//')" \
 		"file inherits the default ACL"
-	getfacl -ncpd $mnt/d/inh/sub 2>/dev/null | grep -q '^user:1000:rwx$' || fail "directory inherits the default ACL as its default"
+	getfacl -ncpd $mnt/d/inh/sub 2>/dev/null | has '^user:1000:rwx$' || fail "directory inherits the default ACL as its default"
 	(umask 077; touch $mnt/d/noinh)
 	assert_eq "600" "$(stat -c %a $mnt/d/noinh)" "umask applies without a default ACL"
 
@@ -67,7 +67,7 @@ for isize in 256 1024; do
 	umount $mnt
 	mount -t stalefs "$dev" $mnt
 	assert_eq "secret" "$(as_user 1000 1000 "" cat $mnt/d/f)" "named user reads after remount"
-	getfacl -ncpd $mnt/d/inh 2>/dev/null | grep -q '^user:1000:rwx$' || fail "default ACL lost across a remount"
+	getfacl -ncpd $mnt/d/inh 2>/dev/null | has '^user:1000:rwx$' || fail "default ACL lost across a remount"
 	setfacl -b $mnt/d/f
 	assert_eq "user::rw- group::--- other::---" "$(acl_of $mnt/d/f)" "setfacl -b removed the ACL (the owning group keeps its own ---)"
 	assert_eq 600 "$(stat -c %a $mnt/d/f)" "mode after setfacl -b"

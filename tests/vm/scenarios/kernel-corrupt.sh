@@ -109,7 +109,7 @@ fresh() {
 }
 
 expect_msg() {	# a rate-limited kernel message naming device and inode
-	dmesg | tail -20 | grep -q "stalefs ($(basename $dev)): error in .*inode $1" ||
+	dmesg | tail -20 | has "stalefs ($(basename $dev)): error in .*inode $1" ||
 		{ dmesg | tail -20; fail "no kernel message naming inode $1"; }
 }
 

@@ -118,7 +118,7 @@ mount -t stalefs "$dev" $mnt
 for f in buf dio mm tr holes ua spliced; do md5sum $mnt/$f; done | sed "s|$mnt/||" | diff $S/sums -
 no_pattern $mnt/ua
 no_pattern $mnt/holes
-filefrag -v $mnt/buf $mnt/ua | head -20
+filefrag -v $mnt/buf $mnt/ua >/tmp/filefrag.out; head -20 /tmp/filefrag.out
 
 note "remount read-only and back"
 mount -o remount,ro $mnt

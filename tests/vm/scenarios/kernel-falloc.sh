@@ -31,7 +31,7 @@ assert_eq 1048576 "$(stat -c %s $f)"
 assert_eq 2048 "$(stat -c %b $f)" "blocks held"
 fiemap $f
 [[ $(fiemap $f | awk '{print $3}' | sort -u) == 0x801 ]] || fail "extents not unwritten (0x800) last (0x1)"
-filefrag -v $f | grep -q unwritten || fail "filefrag does not show unwritten"
+filefrag -v $f | has unwritten || fail "filefrag does not show unwritten"
 assert_eq 0 "$(tr -d '\0' <$f | wc -c)"
 
 note "KEEP_SIZE: blocks past EOF, size unchanged"
@@ -85,7 +85,7 @@ assert d == bytes(e), "zero range content"
 print("zero range content ok")
 PY
 fiemap $mnt/z
-fiemap $mnt/z | grep -q 0x800 || fail "zeroed whole blocks are not unwritten"
+fiemap $mnt/z | has 0x800 || fail "zeroed whole blocks are not unwritten"
 no_pattern $mnt/z
 
 note "SEEK_DATA / SEEK_HOLE"

@@ -2,7 +2,7 @@
 # The journal's rules, one at a time (issue 13 part 2): the image needs
 # recovery exactly while mounted, commit=, an unchanged inode's fsync
 # costs no commit (and its overwritten data is still durable), the three
-# shutdown modes, orphans finished at mount (unlinked while open, truncation
+# shutdown modes (and what each leaves in the kernel log), orphans finished at mount (unlinked while open, truncation
 # under way), freeze leaves an image that needs no recovery, norecovery
 # shows the disk as it is, a journal I/O error makes the filesystem
 # read-only and records it, and an image without a journal still works.
@@ -74,7 +74,7 @@ xfs_io -f -c "pwrite -q -S 0x43 0 32k" -c fsync $m/kept
 "$IOCTL" goingdown 2 $m >/dev/null || fail "goingdown 2 failed"
 umount $m
 mount -t stalefs -o commit=3600 "$D" $m
-dmesg | grep -q "stalefs ($(basename "$D")): recovering the journal" || fail "no journal recovery at mount"
+dmesg | has "stalefs ($(basename "$D")): recovering the journal" || fail "no journal recovery at mount"
 pattern_only $m/kept 43
 [[ ! -e $m/lost ]] || fail "a file created after the last commit survived a shutdown without log flush"
 
@@ -94,7 +94,7 @@ umount $m
 [[ $(features "$D") != *needs_recovery* ]] || fail "needs recovery after a freezing shutdown"
 dmesg -C
 mount -t stalefs -o commit=3600 "$D" $m
-! dmesg | grep -q "recovering the journal" || fail "recovered after a freezing shutdown"
+! dmesg | has "recovering the journal" || fail "recovered after a freezing shutdown"
 pattern_only $m/frozen 45
 
 note "an inode unlinked while open is an orphan; a crash leaves it to the next mount"
@@ -108,7 +108,7 @@ exec 3>&-				# the last close frees nothing after a shutdown
 umount $m
 dmesg -C
 mount -t stalefs -o commit=3600 "$D" $m
-dmesg | grep -q "released 1 orphan" || fail "the orphan was not released at mount: $(dmesg | grep stalefs | tail -3)"
+dmesg | has "released 1 orphan" || fail "the orphan was not released at mount: $(dmesg | grep stalefs | tail -3)"
 free1=$(stat -f -c %f $m)
 # Its 1024 blocks came back (a block or two may have gone to directory growth since).
 ((free1 + 8 >= free0)) || fail "free blocks $free1 after the orphan was released, $free0 before it was written"
@@ -125,7 +125,7 @@ umount $m
 "$DEBUGFS_STALEFS" -w -R "sif <$ino> flags 0x02000000" "$D"
 "$DEBUGFS_STALEFS" -w -R "set_bg 0 orphan_count 1" "$D"
 mount -t stalefs -o commit=3600 "$D" $m
-dmesg | grep -q "finished 1 truncation" || fail "the truncation was not finished at mount"
+dmesg | has "finished 1 truncation" || fail "the truncation was not finished at mount"
 assert_eq 65536 "$(stat -c %s $m/cut)" "size after the truncation"
 assert_eq 128 "$(stat -c %b $m/cut)" "512-byte blocks held after the truncation"
 umount $m
@@ -184,13 +184,35 @@ dmsetup suspend --nolockfs jerr
 dmsetup resume jerr
 assert_fails xfs_io -c fsync $m/before-error
 grep -q " $m stalefs ro" /proc/mounts || fail "not read-only after the journal failed: $(grep stalefs /proc/mounts)"
-dmesg | grep -q "remounting filesystem read-only" || fail "no read-only message"
+dmesg | has "remounting filesystem read-only" || fail "no read-only message"
 assert_errno EROFS touch $m/after-error
 umount $m
 dmsetup remove jerr
 [[ $(sb_field "$D" "Error count") != 0 ]] || fail "the journal error was not recorded in the superblock"
 "$FSCK_STALEFS" -fy "$D" >/tmp/fsck.out || (($? < 4)) || { cat /tmp/fsck.out; fail "fsck could not repair after the journal error"; }
 fsck_clean "$D"
+
+note "a shutdown in each mode with conversions pending and metadata changing: only jbd2's own warning for an abort mid-commit, and only without the log flush"
+for flag in 0 1 2; do
+	"$MKFS_STALEFS" -q -F "$D" 64M
+	mount -t stalefs -o commit=1 "$D" $m
+	# Written back and converted in memory, the conversions not yet saved.
+	for i in 1 2 3 4; do xfs_io -f -c "pwrite -q -S 0x4d 0 256k" -c "sync_range -w 0 256k" $m/p$i; done
+	( for i in $(seq 1 200); do mkdir $m/c$i 2>/dev/null && : >$m/c$i/f 2>/dev/null || exit 0; done ) &
+	churn=$!
+	sleep 1
+	dmesg -C
+	"$IOCTL" goingdown $flag $m >/dev/null || fail "goingdown $flag failed"
+	wait $churn || true
+	sleep 1.5				# the save worker's second
+	umount $m
+	bad=$(dmesg | grep -E "stalefs.*error in|stalefs_save_pending" || true)
+	[[ -z $bad ]] || fail "after shutdown $flag the kernel reported an error: $bad"
+	((flag == 2)) || ! dmesg | has "freeing b_frozen_data" ||
+		fail "jbd2 threw away a frozen buffer after shutdown $flag: the last commit was not quiet"
+	"$FSCK_STALEFS" -fy "$D" >/tmp/fsck.out 2>&1 || (($? < 4)) || { cat /tmp/fsck.out; fail "fsck after shutdown $flag"; }
+	fsck_clean "$D"
+done
 
 note "an image without a journal keeps working"
 "$MKFS_STALEFS" -q -F -O ^has_journal "$D"

@@ -19,7 +19,7 @@ for bs in 1024 2048 4096; do
 	loop=$(losetup -f --show $S/img)
 	"$MKFS_STALEFS" -q -F -b $bs "$loop"
 	mount -t stalefs -o errors=remount-ro "$loop" $mnt
-	grep " $mnt " /proc/mounts | grep -q "errors=remount-ro" || fail "errors= not in /proc/mounts"
+	grep " $mnt " /proc/mounts | has "errors=remount-ro" || fail "errors= not in /proc/mounts"
 	assert_eq 0 "$(( $(sb_state "$loop") & 1 ))" "clean bit cleared while mounted rw"
 	cp $S/r $mnt/data
 	mkdir -p $mnt/d/e

@@ -61,7 +61,7 @@ note "tunefs.stalefs and a mounted filesystem; the check schedule"
 "$TUNEFS_STALEFS" -c 3 -C 3 "$dev" >/dev/null
 dmesg -C
 mount -t stalefs "$dev" $mnt
-dmesg | grep -q 'maximal mount count reached, running fsck.stalefs is recommended' ||
+dmesg | has 'maximal mount count reached, running fsck.stalefs is recommended' ||
 	fail "no warning at mount with the mount count at its maximum"
 "$TUNEFS_STALEFS" -l "$dev" >$S/tune.out
 grep -qE '^Needs recovery: +yes$' $S/tune.out || fail "tunefs -l on the mounted filesystem: $(head -5 $S/tune.out)"

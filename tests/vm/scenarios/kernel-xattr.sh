@@ -69,7 +69,7 @@ round() {
 	mount -t stalefs -o errors=continue "$dev" $mnt
 	setfattr -n user.k -v from-kernel $mnt/f
 	umount $mnt
-	"$DEBUGFS_STALEFS" -R "ea_get f user.k" "$dev" | grep -qx 'from-kernel' ||
+	"$DEBUGFS_STALEFS" -R "ea_get f user.k" "$dev" | has -x 'from-kernel' ||
 		fail "debugfs ea_get does not read the kernel's value"
 	"$DEBUGFS_STALEFS" -w -R "ea_set f user.d from-debugfs" "$dev"
 	mount -t stalefs -o errors=continue "$dev" $mnt
@@ -99,7 +99,7 @@ round() {
 	mount -t stalefs -o errors=continue "$dev" $mnt
 	assert_errno EUCLEAN getfattr -n user.big $mnt/g
 	assert_errno EUCLEAN setfattr -n user.other -v 1 $mnt/g
-	dmesg | grep -q "stalefs.*xattr" || fail "no kernel message names the damaged xattr block"
+	dmesg | has "stalefs.*xattr" || fail "no kernel message names the damaged xattr block"
 	umount $mnt
 }
 
@@ -115,7 +115,7 @@ setfattr -n user.s -v short $mnt/small
 assert_eq 0 "$(stat -c %b $mnt/small)" "a short value takes no block"
 umount $mnt
 assert_eq 0 "$(xattr_block /small)" "no xattr block for a short value with 512-byte inodes"
-"$DEBUGFS_STALEFS" -R "ea_get small user.s" "$dev" | grep -qx short || fail "debugfs does not read the in-inode value"
+"$DEBUGFS_STALEFS" -R "ea_get small user.s" "$dev" | has -x short || fail "debugfs does not read the in-inode value"
 fsck_clean "$dev"
 
 note "a reused inode slot starts without its earlier life's attributes"
@@ -162,7 +162,7 @@ cat $mnt/t >/dev/null
 assert_eq "$before" "$(stat -c %X $mnt/t)" "noatime keeps the access time"
 umount $mnt
 mount -t stalefs "$dev" $mnt
-lsattr $mnt/t | cut -c1-8 | grep -q A || fail "+A lost across a remount"
+lsattr $mnt/t | cut -c1-8 | has A || fail "+A lost across a remount"
 umount $mnt
 fsck_clean "$dev"
 note "crash: fsync'd attribute changes survive a shutdown without log flush, later ones are gone"
@@ -187,7 +187,7 @@ PY
 "$STALEFS_BUILD/stale-ioctl" goingdown 2 $mnt >/dev/null || fail "goingdown 2 failed"
 umount $mnt
 mount -t stalefs "$dev" $mnt
-dmesg | grep -q "recovering the journal" || fail "no journal recovery at mount"
+dmesg | has "recovering the journal" || fail "no journal recovery at mount"
 python3 -c 'import os,sys; assert os.getxattr(sys.argv[1], "user.big") == b"k" * 3000' $mnt/kept ||
 	fail "kept lost its fsync'd block attribute"
 assert_eq s "$(getfattr --only-values -n user.small $mnt/kept)" "kept's small attribute"

@@ -51,7 +51,7 @@ group_blocks() { echo 2048; }
 case $FS in
 stalefs)
 	# Small groups: 32 (1 KiB blocks) or 16 (4 KiB) on the 64 MiB disk.
-	mkfs_fs() { "$MKFS_STALEFS" -q -F -b "$2" -g "$(group_blocks "$2")" -G $G "$1"; }
+	mkfs_fs() { "$MKFS_STALEFS" -q -F -b "$2" -g "$(group_blocks "$2")" -G $G -E nodiscard "$1"; }	# the fill pattern stays
 	work_opts=(-o nohide_stale_gid=$G)
 	fsck_prog=$FSCK_STALEFS
 	stale_arg=$G
@@ -84,7 +84,7 @@ W=$VM_SCRATCH
 R=$VM_RESULTS
 sz=$(blockdev --getsz "$data")
 bytes=$(blockdev --getsize64 "$data")
-lsmod | grep -q '^brd ' || modprobe brd rd_nr=2 rd_size=$((bytes / 1024))
+lsmod | has '^brd ' || modprobe brd rd_nr=2 rd_size=$((bytes / 1024))
 trap 'rmmod brd 2>/dev/null || true' EXIT
 for d in $base $cow; do
 	[[ -b $d && $(blockdev --getsize64 $d) == "$bytes" ]] ||
@@ -99,7 +99,7 @@ replay() {
 	"$REPLAY" --type "$FS" --fsck "$fsck_prog" --work "$W" --mnt $chk --results "$R" --cow $cow \
 		--save-max "$SAVE_MAX" --label "$label" "$@" "$log" $base "$W/events" \
 		>"$W/replay.out" 2>&1 || rc=$?
-	grep -E '^(stress-replay|FAILED)' "$W/replay.out" | head -40
+	grep -m 40 -E '^(stress-replay|FAILED)' "$W/replay.out" || true
 	out=$(grep -E ': [0-9]+ cuts \(' "$W/replay.out" | tail -1)
 	((rc < 2)) || { cat "$W/replay.out"; fail "stress-replay $label could not run (exit $rc)"; }
 	[[ $out =~ :\ ([0-9]+)\ cuts.*\ ([0-9]+)\ failed$ ]] || fail "stress-replay $label said: $out"
@@ -125,7 +125,7 @@ for bs in $BLOCK_SIZES; do
 		dmsetup create sr --table "0 $sz log-writes $data $log"
 		mkfs_fs /dev/mapper/sr "$bs"
 		# What is checked here is the journal's promise: no repair, ever.
-		[[ $FS != stalefs ]] || "$DEBUGFS_STALEFS" -R stats /dev/mapper/sr | grep -q '^Journal: .*blocks' ||
+		[[ $FS != stalefs ]] || "$DEBUGFS_STALEFS" -R stats /dev/mapper/sr | has '^Journal: .*blocks' ||
 			fail "mkfs made no journal: $("$DEBUGFS_STALEFS" -R stats /dev/mapper/sr | grep '^Journal')"
 		# Whatever mkfs left in the cache reaches the disk before e1.
 		xfs_io -c fsync /dev/mapper/sr

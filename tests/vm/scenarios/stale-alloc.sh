@@ -16,7 +16,7 @@ assert_eq "Stale gid (permitted):    <none>" "$("$DEBUGFS_STALEFS" -R stats "$de
 mount -t stalefs -o nohide_stale_gid=$G "$dev" $mnt
 grep " $mnt stalefs " /proc/mounts
 grep -q " $mnt stalefs [^ ]*nohide_stale_gid=$G" /proc/mounts || fail "/proc/mounts does not show nohide_stale_gid=$G"
-dmesg | grep -q "recorded permitted group $G" || fail "no kernel message about recording group $G"
+dmesg | has "recorded permitted group $G" || fail "no kernel message about recording group $G"
 f=$mnt/f
 new_file $f stale-member stale-users 0660
 assert_eq "-rw-rw---- stale-member stale-users" "$(stat -c '%A %U %G' $f)" "names from the test's group file"

@@ -97,7 +97,7 @@ mount -t stalefs -o nohide_stale_gid=$G "$dev" $mnt
 assert_errno EPERM as_other cat $mnt/escaped
 assert_errno EPERM cat $mnt/escaped
 assert_errno EPERM python3 -c 'import mmap, sys; f = open(sys.argv[1], "rb"); mmap.mmap(f.fileno(), 4096, prot=mmap.PROT_READ)' $mnt/escaped
-dmesg | grep -q "holds STALE extents but is not confined" || fail "the escape was not reported"
+dmesg | has "holds STALE extents but is not confined" || fail "the escape was not reported"
 umount $mnt
 [[ $("$DEBUGFS_STALEFS" -R stats "$dev" 2>/dev/null | sed -n 's/^Filesystem state: *//p') == *error* ]] ||
 	fail "the escape did not mark the filesystem for a check"
@@ -122,7 +122,7 @@ umount $mnt
 "$DEBUGFS_STALEFS" -w -R "ssv stale_gid 0xffffffff" "$dev"
 "$DEBUGFS_STALEFS" -w -R "ssv feature_ro_compat -nohide_stale" "$dev"
 assert_eq EINVAL "$(mount_errno nohide_stale_gid=4243)" "arming a new group over stale files"
-dmesg | grep -q "no permitted group is recorded" || fail "no message for the refused group"
+dmesg | has "no permitted group is recorded" || fail "no message for the refused group"
 mount -t stalefs "$dev" $mnt
 # Without a group nothing holding STALE extents is confined: nothing reads it.
 assert_errno EPERM cat $mnt/owned
@@ -152,7 +152,7 @@ xfs_io -c "fpunch 0 64k" $mnt/owned || fail "punching the STALE range"
 umount $mnt
 "$DEBUGFS_STALEFS" -w -R "stale_group -f" "$dev" >/dev/null || fail "stale_group -f with no STALE extents left"
 mount -t stalefs -o nohide_stale_gid=4243 "$dev" $mnt || fail "arming a new group after forgetting"
-dmesg | grep -q "recorded permitted group 4243" || fail "the new group was not recorded"
+dmesg | has "recorded permitted group 4243" || fail "the new group was not recorded"
 umount $mnt
 fsck_clean "$dev"
 echo "stale-holes passed"

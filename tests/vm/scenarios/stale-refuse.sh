@@ -32,7 +32,7 @@ umount $mnt
 
 note "a read-only first mount cannot record the group"
 assert_eq EINVAL "$(mount_errno nohide_stale_gid=$G 1)" "ro mount with no group recorded"
-dmesg | grep -q "read-only mount cannot record" || fail "no kernel message for the ro refusal"
+dmesg | has "read-only mount cannot record" || fail "no kernel message for the ro refusal"
 note "bad gids"
 assert_eq EINVAL "$(mount_errno nohide_stale_gid=4294967295)" "gid 0xffffffff"
 assert_eq EINVAL "$(mount_errno nohide_stale_gid=staff)" "gid not a number"
