@@ -134,18 +134,6 @@ void stalefs_jtrans_abort(struct stalefs_jtrans *t)
 	free(t);
 }
 
-errcode_t stalefs_journal_put_super(struct stalefs_journal *j)
-{
-	u8 *buf = stalefs_xcalloc(1, j->block_size);
-	errcode_t err;
-
-	stalefs_jsb_set_csum(&j->jsb);
-	memcpy(buf, &j->jsb, sizeof(j->jsb));
-	err = stalefs_io_write_data(j->fs->io, j->fs_start, 1, buf);
-	free(buf);
-	return err;
-}
-
 /* Log blocks go straight out: they mean nothing without their commit block, which follows. */
 static errcode_t put_log_block(struct stalefs_journal *j, u32 n, const void *buf)
 {
