@@ -3,8 +3,6 @@
  * Sizes: the argument as resize2fs reads it, and the smallest size a
  * shrink can reach (-P, -M).
  */
-#include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,29 +10,24 @@
 
 int resize_parse_size(const char *s, u32 block_size, u64 *blocks)
 {
-	char *end;
-	unsigned long long v;
-	u64 bytes;
+	size_t n = s ? strlen(s) : 0, digits = s ? strspn(s, "0123456789") : 0;
+	char num[32];
+	u64 v;
 
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
 	/* No unit: filesystem blocks; s: 512-byte sectors; K, M, G, T: binary units. */
-	if (!*end) {
-		*blocks = v;
-		return v ? 0 : -1;
-	}
-	if (!strcmp(end, "s")) {
-		if (v > ~0ULL / 512)
-			return -1;
-		bytes = v * 512;
-	} else if (stalefs_parse_size(s, &bytes)) {
+	if (!digits || digits >= sizeof(num))
 		return -1;
+	if (digits == n - 1 && s[digits] == 's') {
+		memcpy(num, s, digits);
+		num[digits] = '\0';
+		if (stalefs_parse_size(num, &v) || v > ~0ULL / 512)
+			return -1;
+		*blocks = v * 512 / block_size;
+	} else {
+		if (stalefs_parse_size(s, &v))
+			return -1;
+		*blocks = digits == n ? v : v / block_size;
 	}
-	*blocks = bytes / block_size;
 	return *blocks ? 0 : -1;
 }
 

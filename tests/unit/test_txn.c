@@ -522,6 +522,16 @@ START_TEST(too_large_for_the_log)
 END_TEST
 
 
+/* The image is still the bytes of before (which this frees): what failed reached nothing. */
+static void expect_unchanged(const struct scratch *s, u8 *before, const char *what)
+{
+	u8 *after = image(s);
+
+	ck_assert_msg(!memcmp(before, after, TXN_IMG), "%s reached the device", what);
+	free(before);
+	free(after);
+}
+
 /* Atomic (a resize step): too large for the log is refused, nothing reaches its place. */
 START_TEST(atomic_too_large_fails)
 {
@@ -530,7 +540,7 @@ START_TEST(atomic_too_large_fails)
 	struct stalefs_journal_recovery r;
 	u32 i, ino, jblocks;
 	char name[16];
-	u8 *before, *after;
+	u8 *before;
 
 	ck_ok(stalefs_txn_start(fs, STALEFS_TXN_ATOMIC));
 	before = image(&s);
@@ -544,10 +554,7 @@ START_TEST(atomic_too_large_fails)
 	ck_err(stalefs_txn_stop(fs), STALEFS_ERR_JOURNAL_ABORTED);
 	stalefs_txn_abort(fs);
 	ck_assert_ptr_null(fs->txn);
-	after = image(&s);
-	ck_assert_msg(!memcmp(before, after, TXN_IMG), "a refused transaction reached the device");
-	free(before);
-	free(after);
+	expect_unchanged(&s, before, "a refused transaction");
 	/* The state before it, with an empty log (RECOVER goes at the replay). */
 	fs = crash_and_recover(&s, &r);
 	ck_assert(r.was_empty);
@@ -562,7 +569,7 @@ START_TEST(abort_leaves_the_device)
 	struct scratch s;
 	stalefs_fs *fs = mkfs_txn_flags(&s, 4096, STALEFS_TXN_ATOMIC);
 	struct stalefs_journal_recovery r;
-	u8 *before, *after, buf[4096];
+	u8 *before, buf[4096];
 	u64 target = fs->geom.blocks_count - 10, blk;
 
 	before = image(&s);	/* RECOVER is on disk from the start on */
@@ -575,10 +582,7 @@ START_TEST(abort_leaves_the_device)
 	stalefs_txn_abort(fs);
 	ck_ok(stalefs_read_block(fs, target, buf));
 	ck_assert_uint_ne(buf[100], 0xab);
-	after = image(&s);
-	ck_assert_msg(!memcmp(before, after, TXN_IMG), "an aborted transaction reached the device");
-	free(before);
-	free(after);
+	expect_unchanged(&s, before, "an aborted transaction");
 	fs = crash_and_recover(&s, &r);
 	ck_assert(r.was_empty);
 	ck_assert(!stalefs_test_block(fs, blk));
