@@ -139,17 +139,14 @@ static int offline(const struct resize_opts *o, stalefs_fs *fs, u64 new_blocks)
 	       (unsigned long long)c.ng.blocks_count, bs / 1024);
 	if (le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) {
 		err = stalefs_txn_start(fs, STALEFS_TXN_ATOMIC);
-		c.txn = !err;
 		if (err) {
 			com_err(program_name, err, "while starting the resize of %s", o->device);
 			return RESIZE_ERROR;
 		}
 	}
 	err = c.ng.blocks_count > c.old.blocks_count ? resize_grow(&c) : resize_shrink(&c);
-	if (!err && c.txn) {
+	if (!err && fs->txn)
 		err = stalefs_txn_stop(fs);
-		c.txn = false;
-	}
 	/* Committed: the backups follow, once everything else is in place (a crash before they
 	 * are all written leaves backups that lag, which fsck rewrites quietly). */
 	if (!err) {
@@ -157,8 +154,7 @@ static int offline(const struct resize_opts *o, stalefs_fs *fs, u64 new_blocks)
 		err = stalefs_flush(fs);
 	}
 	if (err) {
-		if (c.txn)
-			stalefs_txn_abort(fs);
+		stalefs_txn_abort(fs);	/* a broken or unfinished transaction: dropped unwritten */
 		if (err == RESIZE_REFUSED)
 			return RESIZE_ERROR;	/* said why; nothing written */
 		com_err(program_name, err, "while trying to resize %s", o->device);

@@ -34,7 +34,6 @@ struct resize_opts {
 struct resize_ctx {
 	const struct resize_opts *o;
 	stalefs_fs *fs;
-	bool txn;			/* in a transaction (fs->txn); false without a journal (grow only) */
 	struct stalefs_geom old;	/* the geometry before */
 	struct stalefs_geom ng;		/* the geometry after */
 	bool wrote;			/* something reached the device (else a refusal changed nothing) */

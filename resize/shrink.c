@@ -59,7 +59,6 @@ static errcode_t restart_session(struct resize_ctx *c)
 
 	if (!err)
 		err = stalefs_txn_start(c->fs, STALEFS_TXN_ATOMIC);
-	c->txn = !err;
 	return err;
 }
 
@@ -115,7 +114,6 @@ static errcode_t add_temp_journal(struct resize_ctx *c)
 		err = stalefs_flush(fs);
 	if (!err)
 		err = stalefs_txn_start(fs, STALEFS_TXN_ATOMIC);
-	c->txn = !err;
 	return err;
 }
 
@@ -133,7 +131,6 @@ static errcode_t remove_temp_journal(struct resize_ctx *c)
 		err = stalefs_txn_stop(c->fs);
 	else
 		stalefs_txn_abort(c->fs);
-	c->txn = false;
 	if (!err)
 		printf("Removing the temporary journal\n");
 	return err;
@@ -234,7 +231,7 @@ static errcode_t cut(struct resize_ctx *c)
 errcode_t resize_shrink(struct resize_ctx *c)
 {
 	stalefs_fs *fs = c->fs;
-	bool temp_journal = !c->txn;
+	bool temp_journal = !fs->txn;
 	errcode_t err;
 	u32 grp;
 
