@@ -40,6 +40,7 @@
 #define STALEFS_MAX_FILE_BLOCKS	0xFFFFFFFFULL	/* logical blocks are 32 bits */
 #define STALEFS_NAME_LEN	255
 #define STALEFS_SYMLINK_MAX	4095	/* one block at 4096; less on smaller blocks */
+#define STALEFS_LINK_MAX	65000	/* links an inode may get (i_links_count is 16 bits) */
 
 /* ---- reserved inode numbers ---- */
 #define STALEFS_BAD_INO		1	/* reserved, never allocated */

@@ -349,7 +349,7 @@ static void remove_name(fuse_req_t req, fuse_ino_t parent, const char *name, boo
 		links = dir || !links ? 0 : links - 1;
 		inode.i_links_count = cpu_to_le16(links);
 		sfuse_set_times_now(&inode, false, false, true);
-		err = links ? stalefs_write_inode(S.fs, ino, &inode) : stalefs_orphan_add(S.fs, ino, &inode);
+		err = links ? stalefs_write_inode(S.fs, ino, &inode) : stalefs_orphan_list_add(S.fs, ino, &inode);
 	}
 	if (err) {
 		sfuse_report(pdir, err, "removing a name");

@@ -209,6 +209,7 @@ struct inode *stalefs_iget_flags(struct super_block *sb, u32 ino, int flags)
 			goto bad_err;
 	}
 	stalefs_set_ops(inode);
+	stalefs_inode_tids_init(inode);
 	unlock_new_inode(inode);
 	return inode;
 

@@ -503,6 +503,34 @@ void stalefs_inode_tids(struct inode *inode, bool datasync)
 		WRITE_ONCE(ei->i_datasync_tid, tid);
 }
 
+/*
+ * An inode just read from disk may have changes in a transaction that has
+ * not committed (it was evicted since, or its conversions were saved at
+ * eviction): fsync must commit the newest transaction that can hold them,
+ * as ext4_iget does.  Left at 0, the tids named a transaction "in the
+ * future" for half of the random starting sequences mkfs gives a journal,
+ * and fsync then neither committed nor flushed the device's cache.
+ */
+void stalefs_inode_tids_init(struct inode *inode)
+{
+	struct stalefs_inode_info *ei = STALEFS_I(inode);
+	journal_t *journal = STALEFS_SB(inode->i_sb)->journal;
+	tid_t tid;
+
+	if (!journal)
+		return;
+	read_lock(&journal->j_state_lock);
+	if (journal->j_running_transaction)
+		tid = journal->j_running_transaction->t_tid;
+	else if (journal->j_committing_transaction)
+		tid = journal->j_committing_transaction->t_tid;
+	else
+		tid = journal->j_commit_sequence;
+	read_unlock(&journal->j_state_lock);
+	WRITE_ONCE(ei->i_sync_tid, tid);
+	WRITE_ONCE(ei->i_datasync_tid, tid);
+}
+
 bool stalefs_inode_datasync_dirty(struct inode *inode)
 {
 	journal_t *journal = STALEFS_SB(inode->i_sb)->journal;

@@ -48,6 +48,7 @@ int stalefs_get_write_access(struct super_block *sb, struct buffer_head *bh);
 int stalefs_dirty_metadata(struct inode *inode, struct super_block *sb, struct buffer_head *bh);
 int stalefs_forget_metadata(struct super_block *sb, u64 block);
 void stalefs_inode_tids(struct inode *inode, bool datasync);
+void stalefs_inode_tids_init(struct inode *inode);
 bool stalefs_inode_datasync_dirty(struct inode *inode);
 int stalefs_journal_sync_inode(struct inode *inode, int datasync);
 int stalefs_journal_sync_fs(struct super_block *sb, int wait);

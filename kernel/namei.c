@@ -16,8 +16,6 @@
 #include "journal.h"
 #include "xattr.h"
 
-#define STALEFS_LINK_MAX 65000
-
 /*
  * Credits of a namespace change: a new inode (its bitmap block, descriptor,
  * the table blocks lazy initialisation may touch), entries added to dir

@@ -190,7 +190,7 @@ static struct dx_dir *dir_dx(struct dir_ctx *c)
 {
 	if (!c->fs->dir_index)
 		return NULL;
-	return stalefs_dx_get(c->fs, c->dir, &c->inode, c->nblocks, dx_read, c);
+	return stalefs_dirindex_get(c->fs, c->dir, &c->inode, c->nblocks, dx_read, c);
 }
 
 /*
@@ -205,7 +205,7 @@ static errcode_t find_name(struct dir_ctx *c, struct dx_dir *dx, const char *nam
 	errcode_t err;
 
 	if (dx) {
-		n = stalefs_dx_candidates(dx, name, len, cand, 16);
+		n = stalefs_dirindex_candidates(dx, name, len, cand, 16);
 		for (i = 0; i < n; i++) {
 			err = dir_read_block(c, cand[i], pblk);
 			if (err)
@@ -258,10 +258,10 @@ static errcode_t dir_changed(struct dir_ctx *c, struct dx_dir *dx, const char *n
 {
 	if (dx) {
 		if (added)
-			stalefs_dx_add(dx, name, len, lblk);
+			stalefs_dirindex_add(dx, name, len, lblk);
 		else
-			stalefs_dx_remove(dx, name, len, lblk);
-		stalefs_dx_set_room(dx, lblk, stalefs_dx_block_room(c->buf, c->fs->block_size));
+			stalefs_dirindex_remove(dx, name, len, lblk);
+		stalefs_dirindex_set_room(dx, lblk, stalefs_dirindex_block_room(c->buf, c->fs->block_size));
 	}
 	stalefs_inode_set_times_now(&c->inode, false, true, true);
 	return stalefs_write_inode(c->fs, c->dir, &c->inode);
@@ -298,7 +298,7 @@ errcode_t stalefs_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 fi
 	dx = dir_dx(&c);
 	if (dx) {
 		/* The first block with room (where the scan below would put it too). */
-		lblk = stalefs_dx_first_room(dx, STALEFS_DIR_REC_LEN(len));
+		lblk = stalefs_dirindex_first_room(dx, STALEFS_DIR_REC_LEN(len));
 		if (lblk != ~0u) {
 			err = dir_read_block(&c, lblk, &pblk);
 			if (err)
@@ -307,7 +307,7 @@ errcode_t stalefs_link(stalefs_fs *fs, u32 dir, const char *name, u32 ino, u8 fi
 				err = dir_write_block(&c, pblk);
 				goto placed;
 			}
-			stalefs_dx_drop(fs, dir);	/* not what the index said: never trust it again */
+			stalefs_dirindex_drop(fs, dir);	/* not what the index said: never trust it again */
 			dx = NULL;
 		} else {
 			lblk = c.nblocks;

@@ -42,7 +42,7 @@ struct stalefs_dir_index {
 	u64 clock;
 };
 
-u32 stalefs_dx_name_hash(const char *name, u32 len)
+u32 stalefs_dirindex_name_hash(const char *name, u32 len)
 {
 	u32 h = 2166136261u, i;
 
@@ -79,7 +79,7 @@ void stalefs_dir_index_free(stalefs_fs *fs)
 	fs->dir_index = NULL;
 }
 
-void stalefs_dx_drop(stalefs_fs *fs, u32 dir)
+void stalefs_dirindex_drop(stalefs_fs *fs, u32 dir)
 {
 	struct stalefs_dir_index *x = fs->dir_index;
 	u32 i;
@@ -136,15 +136,15 @@ static void reserve_slot(struct dx_dir *d)
 	free(ol);
 }
 
-void stalefs_dx_add(struct dx_dir *d, const char *name, u32 len, u32 lblk)
+void stalefs_dirindex_add(struct dx_dir *d, const char *name, u32 len, u32 lblk)
 {
 	reserve_slot(d);
-	slot_put(d, stalefs_dx_name_hash(name, len), lblk);
+	slot_put(d, stalefs_dirindex_name_hash(name, len), lblk);
 }
 
-void stalefs_dx_remove(struct dx_dir *d, const char *name, u32 len, u32 lblk)
+void stalefs_dirindex_remove(struct dx_dir *d, const char *name, u32 len, u32 lblk)
 {
-	u32 hash = stalefs_dx_name_hash(name, len), i = hash & (d->cap - 1);
+	u32 hash = stalefs_dirindex_name_hash(name, len), i = hash & (d->cap - 1);
 
 	for (; d->lblk[i] != SLOT_EMPTY; i = (i + 1) & (d->cap - 1))
 		if (d->lblk[i] == lblk && d->hash[i] == hash) {
@@ -155,9 +155,9 @@ void stalefs_dx_remove(struct dx_dir *d, const char *name, u32 len, u32 lblk)
 		}
 }
 
-u32 stalefs_dx_candidates(const struct dx_dir *d, const char *name, u32 len, u32 *out, u32 max)
+u32 stalefs_dirindex_candidates(const struct dx_dir *d, const char *name, u32 len, u32 *out, u32 max)
 {
-	u32 hash = stalefs_dx_name_hash(name, len), i = hash & (d->cap - 1), n = 0, k;
+	u32 hash = stalefs_dirindex_name_hash(name, len), i = hash & (d->cap - 1), n = 0, k;
 
 	for (; d->lblk[i] != SLOT_EMPTY; i = (i + 1) & (d->cap - 1)) {
 		if (d->lblk[i] == SLOT_GONE || d->hash[i] != hash)
@@ -171,7 +171,7 @@ u32 stalefs_dx_candidates(const struct dx_dir *d, const char *name, u32 len, u32
 }
 
 /* The largest record a new entry could take in a block (stalefs_dirblock_find_room's rule). */
-u16 stalefs_dx_block_room(const void *block, u32 bs)
+u16 stalefs_dirindex_block_room(const void *block, u32 bs)
 {
 	const u8 *b = block;
 	u32 off = sizeof(struct stalefs_dir_block), best = 0;
@@ -189,7 +189,7 @@ u16 stalefs_dx_block_room(const void *block, u32 bs)
 	return (u16)(best > 0xFFFF ? 0xFFFF : best);
 }
 
-void stalefs_dx_set_room(struct dx_dir *d, u32 lblk, u16 room)
+void stalefs_dirindex_set_room(struct dx_dir *d, u32 lblk, u16 room)
 {
 	if (lblk >= d->nblocks) {
 		d->free = stalefs_xrealloc(d->free, (lblk + 1) * sizeof(*d->free));
@@ -199,7 +199,7 @@ void stalefs_dx_set_room(struct dx_dir *d, u32 lblk, u16 room)
 	d->free[lblk] = room;
 }
 
-u32 stalefs_dx_first_room(const struct dx_dir *d, u32 need)
+u32 stalefs_dirindex_first_room(const struct dx_dir *d, u32 need)
 {
 	u32 i;
 
@@ -216,7 +216,7 @@ struct build_ctx {
 static int build_entry(stalefs_fs *fs, const struct stalefs_dirent_info *de, void *priv)
 {
 	(void)fs;
-	stalefs_dx_add(((struct build_ctx *)priv)->d, de->name, de->name_len, de->lblk);
+	stalefs_dirindex_add(((struct build_ctx *)priv)->d, de->name, de->name_len, de->lblk);
 	return 0;
 }
 
@@ -242,7 +242,7 @@ static void evict(struct stalefs_dir_index *x)
 	x->dirs[oldest] = x->dirs[--x->ndirs];
 }
 
-struct dx_dir *stalefs_dx_get(stalefs_fs *fs, u32 dir, const struct stalefs_inode *inode, u32 nblocks,
+struct dx_dir *stalefs_dirindex_get(stalefs_fs *fs, u32 dir, const struct stalefs_inode *inode, u32 nblocks,
 			      errcode_t (*read_block)(void *ctx, u32 lblk, const u8 **block), void *ctx)
 {
 	struct stalefs_dir_index *x = fs->dir_index;
@@ -260,7 +260,7 @@ struct dx_dir *stalefs_dx_get(stalefs_fs *fs, u32 dir, const struct stalefs_inod
 			d->last_use = ++x->clock;
 			return d;
 		}
-		stalefs_dx_drop(fs, dir);	/* the directory changed behind the index */
+		stalefs_dirindex_drop(fs, dir);	/* the directory changed behind the index */
 		break;
 	}
 	d = stalefs_xcalloc(1, sizeof(*d));
@@ -277,7 +277,7 @@ struct dx_dir *stalefs_dx_get(stalefs_fs *fs, u32 dir, const struct stalefs_inod
 			dx_free(d);	/* damage: the linear code will say what it is */
 			return NULL;
 		}
-		stalefs_dx_set_room(d, i, stalefs_dx_block_room(block, fs->block_size));
+		stalefs_dirindex_set_room(d, i, stalefs_dirindex_block_room(block, fs->block_size));
 	}
 	if (x->ndirs == DX_MAX_DIRS)
 		evict(x);

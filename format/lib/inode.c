@@ -406,7 +406,7 @@ errcode_t stalefs_delete_inode(stalefs_fs *fs, u32 ino)
 		return err;
 	is_dir = (le16_to_cpu(inode.i_mode) & STALEFS_S_IFMT) == STALEFS_S_IFDIR;
 	if (is_dir)
-		stalefs_dx_drop(fs, ino);
+		stalefs_dirindex_drop(fs, ino);
 	/* Attributes first: a block that is not this inode's stops the deletion before
 	 * anything is freed.  They cannot be undeleted, so they go wholly. */
 	err = stalefs_xattr_release(fs, ino, &inode);

@@ -71,18 +71,18 @@ void stalefs_overlay_patch(const struct stalefs_overlay *ov, u64 off, size_t len
 struct dx_dir;
 /* The index of an open directory of nblocks blocks, built with read_block (which verifies each
  * block) on first use; NULL when indexes are off, the directory is small, or a block is bad. */
-struct dx_dir *stalefs_dx_get(stalefs_fs *fs, u32 dir, const struct stalefs_inode *inode, u32 nblocks,
+struct dx_dir *stalefs_dirindex_get(stalefs_fs *fs, u32 dir, const struct stalefs_inode *inode, u32 nblocks,
 			      errcode_t (*read_block)(void *ctx, u32 lblk, const u8 **block), void *ctx);
-void stalefs_dx_drop(stalefs_fs *fs, u32 dir);
-void stalefs_dx_add(struct dx_dir *d, const char *name, u32 len, u32 lblk);
-void stalefs_dx_remove(struct dx_dir *d, const char *name, u32 len, u32 lblk);
+void stalefs_dirindex_drop(stalefs_fs *fs, u32 dir);
+void stalefs_dirindex_add(struct dx_dir *d, const char *name, u32 len, u32 lblk);
+void stalefs_dirindex_remove(struct dx_dir *d, const char *name, u32 len, u32 lblk);
 /* The blocks that may hold name (at most max of them, into out); their number. */
-u32 stalefs_dx_candidates(const struct dx_dir *d, const char *name, u32 len, u32 *out, u32 max);
-u16 stalefs_dx_block_room(const void *block, u32 bs);
-void stalefs_dx_set_room(struct dx_dir *d, u32 lblk, u16 room);
+u32 stalefs_dirindex_candidates(const struct dx_dir *d, const char *name, u32 len, u32 *out, u32 max);
+u16 stalefs_dirindex_block_room(const void *block, u32 bs);
+void stalefs_dirindex_set_room(struct dx_dir *d, u32 lblk, u16 room);
 /* The first block with a record of need bytes free, or ~0. */
-u32 stalefs_dx_first_room(const struct dx_dir *d, u32 need);
-u32 stalefs_dx_name_hash(const char *name, u32 len);
+u32 stalefs_dirindex_first_room(const struct dx_dir *d, u32 need);
+u32 stalefs_dirindex_name_hash(const char *name, u32 len);
 void stalefs_dir_index_free(stalefs_fs *fs);
 
 /* A set of blocks as sorted disjoint runs (block_set.c). */

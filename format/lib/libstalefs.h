@@ -304,8 +304,6 @@ errcode_t stalefs_write_inode_area(stalefs_fs *fs, u32 ino, const void *area);
 void stalefs_inode_init(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode, u16 mode, u32 uid, u32 gid);
 void stalefs_inode_set_times_now(struct stalefs_inode *inode, bool atime, bool mtime, bool ctime);
 /* Create: allocate an inode, initialise and write it, link it into dir. */
-/* The most links an inode may have (i_links_count is 16 bits), as the kernel module allows. */
-#define STALEFS_LINK_MAX 65000
 errcode_t stalefs_create(stalefs_fs *fs, u32 dir, const char *name, u16 mode, u32 uid, u32 gid, u32 *ino);
 errcode_t stalefs_mkdir(stalefs_fs *fs, u32 parent, const char *name, u16 mode, u32 uid, u32 gid, u32 *ino);
 errcode_t stalefs_symlink(stalefs_fs *fs, u32 dir, const char *name, const char *target,
@@ -369,7 +367,7 @@ struct stalefs_orphan_result {
 errcode_t stalefs_orphan_finish(stalefs_fs *fs, u32 ino, struct stalefs_orphan_result *r);
 /* Flag an inode ORPHAN (its last link is gone while it is open; the group counts it) and write
  * it; nothing to do when it is flagged already.  *inode is the caller's verified copy. */
-errcode_t stalefs_orphan_add(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode);
+errcode_t stalefs_orphan_list_add(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode);
 /* Finish every orphan, as a mount does after recovery: fn (may be NULL) hears of each, with
  * the error finishing it gave.  Returns the first error. */
 typedef void (*stalefs_orphan_fn)(stalefs_fs *fs, u32 ino, errcode_t err, const struct stalefs_orphan_result *r,

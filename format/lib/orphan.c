@@ -92,7 +92,7 @@ errcode_t stalefs_orphan_finish(stalefs_fs *fs, u32 ino, struct stalefs_orphan_r
 	return err;
 }
 
-errcode_t stalefs_orphan_add(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode)
+errcode_t stalefs_orphan_list_add(stalefs_fs *fs, u32 ino, struct stalefs_inode *inode)
 {
 	if (!stalefs_fs_rw(fs))
 		return STALEFS_ERR_RO_FILSYS;

@@ -57,7 +57,7 @@ static errcode_t drop_target(stalefs_fs *fs, u32 ino, struct stalefs_inode *inod
 	if (links)
 		return stalefs_write_inode(fs, ino, inode);
 	if (keep_orphans)
-		return stalefs_orphan_add(fs, ino, inode);
+		return stalefs_orphan_list_add(fs, ino, inode);
 	return stalefs_delete_inode(fs, ino);
 }
 

@@ -11,7 +11,8 @@
 # (debugfs journal_run), and debugfs on the copy must show the file exactly.  The filesystem sits on dm-linear over the disk: an O_DIRECT read
 # of the device it is mounted on would first write back its dirty buffers
 # and hide the very bug this looks for.  Size and extent changes alone (truncate, fallocate), buffered
-# appends, O_DIRECT writes into unwritten extents; fsync and fdatasync.
+# appends, O_DIRECT writes into unwritten extents; fsync and fdatasync.  Last,
+# an inode read again from the disk: its fsync commits and flushes.
 # needs: stalefs
 # disk: scratch:16M
 . "$STALEFS_ROOT/tests/vm/lib.sh"
@@ -128,6 +129,47 @@ for ((i = 0; i < ROUNDS; i++)); do
 	on_device pre $S/pre.expect "O_DIRECT block $blk then $sync_cmd"
 done
 
+umount $mnt
+dmsetup remove stalefs-durable
+fsck_clean "$dev"
+
+# jbd2 compares transaction ids modulo 2^32, and mkfs starts the journal at
+# a random sequence.  An inode read from the disk once had tid 0, which for
+# a sequence with its top bit set names a transaction "in the future":
+# fsync then neither committed what the evicted inode had left in the
+# running transaction nor flushed the cache after an overwrite.  A
+# filesystem with such a sequence makes the check below deterministic.
+note "an inode read again from the disk: fsync commits what it left in the running transaction, fdatasync of an overwrite flushes the cache"
+for ((try = 0; try < 40; try++)); do
+	"$MKFS_STALEFS" -q -F "$dev" ${size_mb}M
+	seq=$("$DEBUGFS_STALEFS" -R stats "$dev" 2>/dev/null | sed -n 's/^Journal sequence: *0x\([0-9a-f]*\).*/\1/p')
+	[[ -n $seq ]] || fail "debugfs stats shows no journal sequence"
+	((0x$seq >= 0x80000000)) && break
+done
+((0x$seq >= 0x80000000)) || fail "40 runs of mkfs gave no journal sequence with its top bit set"
+dmsetup create stalefs-durable --table "0 $((size_mb * 2048)) linear $dev 0"
+# commit=600: only fsync commits here.
+mount -t stalefs -o commit=600 $dm $mnt
+xfs_io -f -c "pwrite -q -S 0x11 0 64k" -c fsync $mnt/ev
+for mode in 640 604 600 644; do
+	chmod $mode $mnt/ev
+	sleep 1				# the flusher (every 0.3 s) cleans the inode;
+	echo 3 >/proc/sys/vm/drop_caches	# without its pages it leaves memory (no sync!)
+	xfs_io -r -c fsync $mnt/ev
+	durable_copy
+	got=$("$DEBUGFS_STALEFS" -R "stat /ev" $S/copy.img 2>/dev/null | sed -n 's/.*Mode: *\([0-7]*\).*/\1/p')
+	[[ -n $got ]] && ((8#$got == 8#$mode)) ||
+		fail "chmod $mode, inode evicted, fsync: the disk holds mode '$got'"
+done
+flushes() { awk -v d="${dev#/dev/}" '$3 == d { print $19 }' /proc/diskstats; }
+sync
+echo 3 >/proc/sys/vm/drop_caches
+before=$(flushes)
+xfs_io -c "pwrite -q -S 0x22 0 4k" -c fdatasync $mnt/ev
+after=$(flushes)
+((after > before)) || fail "fdatasync of an overwrite sent no cache flush to the device ($before, then $after flushes)"
+{ head -c 4096 /dev/zero | tr '\0' '\042'; head -c $((60 * 1024)) /dev/zero | tr '\0' '\021'; } >$S/ev.expect
+on_device ev $S/ev.expect "overwrite then fdatasync"
 umount $mnt
 dmsetup remove stalefs-durable
 fsck_clean "$dev"
