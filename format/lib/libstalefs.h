@@ -72,7 +72,7 @@ errcode_t stalefs_io_write(struct stalefs_io *io, u64 block, u32 count, const vo
 errcode_t stalefs_io_write_data(struct stalefs_io *io, u64 block, u32 count, const void *buf);
 /* fsync the device if anything was written since the last one (the cache is not written back). */
 errcode_t stalefs_io_sync(struct stalefs_io *io);
-/* Byte-addressed I/O, uncached, for the superblock at 1024. */
+/* Byte-addressed I/O, uncached, for the superblock at 1024 (a read sees held blocks: txn.c). */
 errcode_t stalefs_io_pread(struct stalefs_io *io, u64 off, u32 len, void *buf);
 errcode_t stalefs_io_pwrite(struct stalefs_io *io, u64 off, u32 len, const void *buf);
 /* Discard bytes [off, off+len): a hole punched in a regular file, BLKDISCARD on a device
