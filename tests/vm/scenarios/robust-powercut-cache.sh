@@ -95,7 +95,11 @@ total_points=0 failed_points=0 saved=0
 declare -A kinds=()	# kind of failure -> cuts that show it
 
 # The kernel log, streamed to a file once (a dmesg per cut costs ~0.3 s);
-# kmsg_since_last reads what was added since its last call.
+# kmsg_since_last reads what was added since its last call.  /dev/kmsg hands
+# a reader the whole ring buffer (dmesg -C does not clear it for them), and
+# cat may not have copied it all by the first call: records older than this
+# scenario (an earlier scenario's in the same boot) are dropped by their time.
+kmsg_start=$(awk '{ printf "%d", $1 * 1000000 }' /proc/uptime)
 : >"$W/kmsg"
 cat /dev/kmsg >>"$W/kmsg" &
 kmsg_pid=$!
@@ -103,12 +107,16 @@ trap 'kill $kmsg_pid 2>/dev/null || true' EXIT
 exec 5<"$W/kmsg"
 kmsg_partial=
 kmsg_new=()
+kmsg_old=0
 kmsg_since_last() {
 	local line
 	kmsg_new=()
 	while IFS= read -r line <&5; do
-		kmsg_new+=("$kmsg_partial$line")
+		line=$kmsg_partial$line
 		kmsg_partial=
+		# "PRIORITY,SEQ,MICROSECONDS,-;TEXT"; continuation lines go with their record.
+		[[ $line =~ ^[0-9]+,[0-9]+,([0-9]+), ]] && kmsg_old=$((BASH_REMATCH[1] < kmsg_start))
+		((kmsg_old)) || kmsg_new+=("$line")
 	done
 	kmsg_partial+=$line	# a line cat has not finished writing
 }
