@@ -78,23 +78,27 @@ void sfuse_release(fuse_req_t req, fuse_ino_t fino, struct fuse_file_info *fi)
 	fuse_reply_err(req, 0);
 }
 
-void sfuse_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
-{
-	(void)ino;
-	(void)fi;
-	fuse_reply_err(req, 0);
-}
+/*
+ * Reads and the one lock.  A read of a writable filesystem is copied into our memory under the
+ * lock (a block mapped now could be freed and given to another file by the next request) and
+ * replied after dropping it: the reply's copy into the kernel then overlaps the next request's
+ * work.  Splicing it instead (image descriptor -> pipe -> kernel, past our memory) would have to
+ * hold the lock until the kernel has the data, and measured slower (bench/RESULTS.md, "fuse"):
+ * every reply then made the next request's thread sleep on the lock and be woken.  When nothing
+ * can write (read-only, or after a failed commit) no block is ever reused: the map is taken under
+ * the lock and the data spliced after it.  libfuse copies any reply under two pages anyway.
+ */
+#define SFUSE_SPLICE_MIN (2u * 4096u)
 
 /* What a hole reads as, for spliced replies (a request is at most 1 MiB: max_read). */
 static char zeros[1u << 20];
 
 /*
- * A read replied by splice: the data runs go from the image's descriptor to the kernel through
- * a pipe, past our memory; holes from a zero buffer.  Under the lock: a run mapped now could be
- * freed and reused by the next request.  False when it cannot be done this way (overlay mode,
- * a map too fragmented): the caller copies.
+ * Map [off, off+size) of ino for a spliced reply (lock held): *ret, its runs as buffers of the
+ * image's descriptor and of zeros.  False when it cannot be done
+ * that way (the filesystem writable, no splice, overlay mode, a map too fragmented): copy.
  */
-static bool read_spliced(fuse_req_t req, u32 ino, size_t size, u64 off)
+static bool splice_map(u32 ino, size_t size, u64 off, struct fuse_bufvec **ret)
 {
 	u32 max = (u32)(size / S.fs->block_size) + 2, n, i, k = 0;
 	struct stalefs_file_run *runs;
@@ -102,7 +106,7 @@ static bool read_spliced(fuse_req_t req, u32 ino, size_t size, u64 off)
 	u64 base;
 	int fd;
 
-	if (!S.splice || !stalefs_io_data_fd(S.fs->io, &fd, &base))
+	if (!S.splice || size < SFUSE_SPLICE_MIN || !sfuse_writable(&S) || !stalefs_io_data_fd(S.fs->io, &fd, &base))
 		return false;
 	runs = malloc(max * sizeof(*runs));
 	bv = calloc(1, sizeof(*bv) + (max + size / sizeof(zeros) + 1) * sizeof(bv->buf[0]));
@@ -129,41 +133,34 @@ static bool read_spliced(fuse_req_t req, u32 ino, size_t size, u64 off)
 		}
 	}
 	bv->count = k;
-	if (k)
-		fuse_reply_data(req, bv, FUSE_BUF_SPLICE_MOVE);
-	else
-		fuse_reply_buf(req, NULL, 0);
 	free(runs);
-	free(bv);
+	*ret = bv;
 	return true;
 }
 
 void sfuse_read(fuse_req_t req, fuse_ino_t fino, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	struct stalefs_inode inode;
+	struct fuse_bufvec *bv = NULL;
 	u32 ino = sfuse_ino(fino);
-	char *buf = malloc(size ? size : 1);
+	char *buf = NULL;
 	size_t got = 0;
 	errcode_t err;
 	int rc = 0;
 
 	(void)fi;
-	if (!buf) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
 	pthread_mutex_lock(&S.lock);
 	err = stalefs_read_inode(S.fs, ino, &inode);
 	if (!err)
 		rc = stale_may_read(ino, &inode);
-	if (!err && !rc && (le16_to_cpu(inode.i_mode) & STALEFS_S_IFMT) == STALEFS_S_IFREG &&
-	    read_spliced(req, ino, size, (u64)off)) {
-		pthread_mutex_unlock(&S.lock);
-		free(buf);
-		return;
+	if (!err && !rc && !((le16_to_cpu(inode.i_mode) & STALEFS_S_IFMT) == STALEFS_S_IFREG &&
+			     splice_map(ino, size, (u64)off, &bv))) {
+		buf = malloc(size ? size : 1);
+		if (buf)
+			err = stalefs_file_read(S.fs, ino, (u64)off, buf, size, &got);
+		else
+			rc = ENOMEM;
 	}
-	if (!err && !rc)
-		err = stalefs_file_read(S.fs, ino, (u64)off, buf, size, &got);
 	if (err) {
 		sfuse_report(ino, err, "reading a file");
 		rc = sfuse_errno(err);
@@ -171,8 +168,11 @@ void sfuse_read(fuse_req_t req, fuse_ino_t fino, size_t size, off_t off, struct 
 	pthread_mutex_unlock(&S.lock);
 	if (rc)
 		fuse_reply_err(req, rc);
+	else if (bv && bv->count)
+		fuse_reply_data(req, bv, FUSE_BUF_SPLICE_MOVE);
 	else
 		fuse_reply_buf(req, buf, got);
+	free(bv);
 	free(buf);
 }
 

@@ -82,7 +82,6 @@ static const struct fuse_lowlevel_ops ops = {
 	.open = sfuse_open,
 	.read = sfuse_read,
 	.write = sfuse_write,
-	.flush = sfuse_flush,
 	.release = sfuse_release,
 	.fsync = sfuse_fsync,
 	.opendir = sfuse_opendir,

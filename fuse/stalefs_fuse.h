@@ -158,7 +158,6 @@ void sfuse_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void sfuse_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, struct fuse_file_info *fi);
 void sfuse_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		 struct fuse_file_info *fi);
-void sfuse_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void sfuse_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 void sfuse_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);
 void sfuse_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,

@@ -69,6 +69,7 @@ for run in $(seq "$RUNS"); do
 		run_cases "$FS" | bench_tag run="$run" >>"$raw"
 	done
 done
-python3 "$here/report.py" --raw "$raw" --load "$BENCH_LOAD" --runs "$RUNS" --seq-mb "$SEQ_MB" \
+# The machine is shared: the load at the start and at the end both go in the report.
+python3 "$here/report.py" --raw "$raw" --load "$BENCH_LOAD (start), $(cut -d' ' -f1-3 /proc/loadavg) (end)" --runs "$RUNS" --seq-mb "$SEQ_MB" \
 	--files "$META_FILES" --tree "$TREE" --out "$top/bench/RESULTS.md"
 echo "bench/fuse/fuse.sh: results in bench/RESULTS.md"

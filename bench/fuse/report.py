@@ -38,6 +38,13 @@ def speed(ours, theirs, unit):
     return theirs / ours if ours else float("nan")
 
 
+def per_run(ours, theirs, unit):
+    """The ratio of each run (rows paired by their "run"), in run order."""
+    t = {x.get("run"): x["value"] for x in theirs}
+    return ", ".join("%.2f×" % speed(x["value"], t[x.get("run")], unit)
+                     for x in sorted(ours, key=lambda x: int(x.get("run", 0))) if x.get("run") in t)
+
+
 def table(runs, fss, ref, a):
     """Rows of figures, then rows of ratios of every fs against ref."""
     out = ["| case | " + " | ".join("%s, median (min – max)" % NAMES[f] for f in fss) + " |",
@@ -89,9 +96,9 @@ def main():
         fss = ["kernel", "stalefs", "ext4"]
     body += table(runs, fss, "ext4", a)
     body.append("")
-    body.append("| case | stalefs-fuse ÷ fuse2fs (speed: above 1 is faster) | target ≥ 1.0×, goal 1.5× |"
+    body.append("| case | stalefs-fuse ÷ fuse2fs (speed: above 1 is faster) | each run | target ≥ 1.0×, goal 1.5× |"
                 + (" stalefs-fuse ÷ stalefs.ko |" if a.vm else ""))
-    body.append("|---|---:|---|" + ("---:|" if a.vm else ""))
+    body.append("|---|---:|---:|---|" + ("---:|" if a.vm else ""))
     missed = []
     for case, title in CASES:
         ours, theirs = runs.get(("stalefs", case)), runs.get(("ext4", case))
@@ -102,7 +109,8 @@ def main():
         verdict = "goal met" if r >= 1.5 else "target met, goal missed" if r >= 1.0 else "**target missed**"
         if r < 1.0:
             missed.append(case)
-        row = "| %s | %.2f× | %s |" % (title.format(seq=a.seq_mb, files=a.files, tree=a.tree), r, verdict)
+        row = "| %s | %.2f× | %s | %s |" % (title.format(seq=a.seq_mb, files=a.files, tree=a.tree), r,
+                                          per_run(ours, theirs, u), verdict)
         if a.vm:
             k = runs.get(("kernel", case))
             row += " %s |" % ("%.2f×" % speed(report.med([x["value"] for x in ours]),
