@@ -48,7 +48,7 @@ $(BUILD)/gen:
 	@mkdir -p $@
 
 include format/build.mk
-include $(wildcard mkfs/build.mk fsck/build.mk debugfs/build.mk tunefs/build.mk fuse/build.mk tools/build.mk tools/deb.mk)
+include $(wildcard mkfs/build.mk fsck/build.mk debugfs/build.mk tunefs/build.mk resize/build.mk fuse/build.mk tools/build.mk tools/deb.mk)
 include $(wildcard kernel/build.mk)
 # Test fragments append their targets to CHECK_TARGETS (run by `make check`).
 include $(wildcard tests/*/build.mk bench/build.mk)
@@ -92,8 +92,8 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # ---- install: tools where mkfs -t / fsck -t find them, man pages, the public header ----
-INSTALL_PROGRAMS = $(filter $(BUILD)/mkfs.stalefs $(BUILD)/fsck.stalefs $(BUILD)/debugfs.stalefs $(BUILD)/tunefs.stalefs $(BUILD)/stalefs-falloc $(BUILD)/stalefs-timeline $(BUILD)/stalefs-mmls,$(PROGRAMS))
-MAN8 = $(wildcard mkfs/*.8 fsck/*.8 debugfs/*.8 tunefs/*.8 tools/*.8 fuse/*.8)
+INSTALL_PROGRAMS = $(filter $(BUILD)/mkfs.stalefs $(BUILD)/fsck.stalefs $(BUILD)/debugfs.stalefs $(BUILD)/tunefs.stalefs $(BUILD)/resize.stalefs $(BUILD)/stalefs-falloc $(BUILD)/stalefs-timeline $(BUILD)/stalefs-mmls,$(PROGRAMS))
+MAN8 = $(wildcard mkfs/*.8 fsck/*.8 debugfs/*.8 tunefs/*.8 resize/*.8 tools/*.8 fuse/*.8)
 # install-tools is the userspace half alone (no kernel headers needed): the
 # Debian package build (make deb) uses it.
 .PHONY: install-tools

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Set-up shared by the benchmark scripts (bench/mkfs.sh, bench/fsck/fsck.sh,
-# bench/debugfs/debugfs.sh, bench/vm/run.sh, bench/vm/ab-run.sh).  Source it
+# bench/debugfs/debugfs.sh, bench/vm/run.sh, bench/vm/resize-run.sh,
+# bench/vm/ab-run.sh).  Source it
 # after `set -euo pipefail`:  . "$(dirname "$0")/../lib.sh"
 #
 # Sets: bench_dir (this directory) and top (the checkout); BENCH_TMP
@@ -80,4 +81,19 @@ bench_rusage() {
 	done
 	shift
 	python3 "$bench_dir/fsck/rusage.py" "$label" "$@" | bench_tag ${tags[@]+"${tags[@]}"}
+}
+
+# bench_conf WHO FILE VAR...: the VARs the environment sets, as VAR=N lines in
+# FILE (emptied first), for a guest script to source; each must be a number.
+bench_conf() {
+	local who=$1 conf=$2 v
+	shift 2
+	mkdir -p "$(dirname "$conf")"
+	: >"$conf"
+	for v in "$@"; do
+		if [[ -n ${!v:-} ]]; then
+			[[ ${!v} =~ ^[0-9]+$ ]] || { echo "$who: $v must be a number" >&2; exit 2; }
+			echo "$v=${!v}" >>"$conf"
+		fi
+	done
 }

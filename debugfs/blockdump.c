@@ -89,9 +89,11 @@ static void explain(u64 block, const u8 *buf)
 		return;
 	}
 	if (role && strcmp(role, "group descriptor table") == 0) {
-		u64 first = grp == 0 ? g->sb_block + 1 : stalefs_group_first_block(g, grp) + 1;
-		u32 d0 = (u32)(block - first) * g->desc_per_block, i;
+		u32 index = 0, d0, i;
 		int bad = 0;
+
+		stalefs_block_is_gdt(g, block, &grp, &index);
+		d0 = index * g->desc_per_block;
 
 		printf("Structure: group descriptor table (copy in group %u), descriptors %u..%u\n", grp, d0,
 		       d0 + g->desc_per_block - 1);

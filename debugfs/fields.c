@@ -101,7 +101,8 @@ const struct field super_fields[] = {
 	{ "journal_block", S(s_journal_block), F_UINT, 0, 0 },
 	{ "journal_blocks", S(s_journal_blocks), F_UINT, 0, 0 },
 	{ "journal_pad", S(s_journal_pad), F_UINT, 0, 0 },
-	{ "reserved[]", offsetof(struct stalefs_super_block, s_reserved), 1, F_UINT, 1, 640 },
+	{ "first_meta_bg", S(s_first_meta_bg), F_UINT, 0, 0 },
+	{ "reserved[]", offsetof(struct stalefs_super_block, s_reserved), 1, F_UINT, 1, 636 },
 	{ NULL, 0, 0, 0, 0, 0 }
 };
 

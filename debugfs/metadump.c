@@ -305,10 +305,11 @@ static void dump_group_meta(struct md_ctx *c, u32 grp)
 	u32 unused = le32_to_cpu(d->bg_itable_unused), used_slots, nblocks, i;
 	u64 it = le64_to_cpu(d->bg_inode_table);
 
-	if (stalefs_group_has_super(g, grp)) {
-		u64 sb = grp == 0 ? g->sb_block : stalefs_group_first_block(g, grp);
+	if (stalefs_group_super_blocks(g, grp)) {
+		/* The superblock copy and descriptor blocks at the group's start (not the boot area). */
+		u64 first = stalefs_group_first_block(g, grp), sb = grp == 0 ? g->sb_block : first;
 
-		dump_range(c, sb, 1 + (u64)g->gdt_blocks);
+		dump_range(c, sb, first + stalefs_group_super_blocks(g, grp) - sb);
 	}
 	if (!(flags & STALEFS_BG_BLOCK_UNINIT))
 		dump_range(c, le64_to_cpu(d->bg_block_bitmap), g->block_bitmap_blocks);

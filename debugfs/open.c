@@ -67,7 +67,8 @@ static u64 desc_offset(u32 g)
 {
 	const struct stalefs_geom *geom = &dbg.fs->geom;
 
-	return (geom->sb_block + 1) * (u64)geom->block_size + (u64)g * STALEFS_DESC_SIZE;
+	return stalefs_gdt_block_loc(geom, 0, stalefs_gdt_index(geom, g)) * geom->block_size +
+	       (u64)(g % geom->desc_per_block) * STALEFS_DESC_SIZE;
 }
 
 errcode_t dbg_flush(void)

@@ -106,14 +106,44 @@ static void stats_json(bool header_only)
 	printf("}\n");
 }
 
+/*
+ * Where group g keeps a superblock copy and descriptor blocks, as dumpe2fs says it (a grow
+ * writes them for its new groups; FORMAT.md 1 and 4).
+ */
+static void print_copies(u32 g)
+{
+	const struct stalefs_geom *geom = &dbg.fs->geom;
+	u32 n = stalefs_group_gdt_blocks(geom, g);
+	u64 first = stalefs_group_first_block(geom, g);
+	u64 gdt = first + stalefs_group_super_blocks(geom, g) - n;
+
+	if (!stalefs_group_super_blocks(geom, g))
+		return;
+	printf("           ");
+	if (stalefs_group_has_super(geom, g))
+		printf("%s superblock at %llu%s", g ? "Backup" : "Primary",
+		       (unsigned long long)(g ? first : geom->sb_block), n ? ", " : "");
+	if (n == 1 && !stalefs_group_in_table(geom, g))
+		printf("Group descriptors (meta_bg block %u) at %llu", stalefs_gdt_index(geom, g),
+		       (unsigned long long)gdt);
+	else if (n)
+		printf("Group descriptors at %llu-%llu", (unsigned long long)gdt, (unsigned long long)(gdt + n - 1));
+	printf("\n");
+}
+
 /* The superblock and journal part is the library's (tunefs -l prints the same); the groups are ours. */
 static void stats_text(bool header_only)
 {
 	u32 g, dirs;
+	u64 dev_bytes;
 
 	stalefs_print_super(stdout, dbg.fs);
 	if (header_only)
 		return;
+	/* The size the device offers, against the one the superblock claims (a resize's business). */
+	if (!stalefs_io_size(dbg.fs->io, &dev_bytes))
+		printf("Device size:              %llu blocks%s\n", (unsigned long long)(dev_bytes / dbg.fs->block_size),
+		       dev_bytes / dbg.fs->block_size < dbg.fs->geom.blocks_count ? "  *** smaller than the filesystem ***" : "");
 	dirs = 0;
 	for (g = 0; g < dbg.fs->geom.groups_count; g++)
 		dirs += le32_to_cpu(dbg.fs->groups[g].desc.bg_used_dirs_count);
@@ -135,6 +165,7 @@ static void stats_text(bool header_only)
 		if (d->bg_orphan_count)
 			printf(", %u orphan inodes", le32_to_cpu(d->bg_orphan_count));
 		printf("\n");
+		print_copies(g);
 		printf("           [%s%s%s] checksum 0x%08x (%s)%s\n",
 		       (fl & STALEFS_BG_INODE_UNINIT) ? "Inode not init" : "",
 		       (fl & STALEFS_BG_INODE_UNINIT) && (fl & STALEFS_BG_BLOCK_UNINIT) ? ", " : "",

@@ -81,9 +81,10 @@
 #define STALEFS_FEATURE_INCOMPAT_EXTENTS	0x0001	/* files are mapped by extent trees (always set) */
 #define STALEFS_FEATURE_INCOMPAT_FILETYPE	0x0002	/* directory entries carry the file type (always set) */
 #define STALEFS_FEATURE_INCOMPAT_RECOVER	0x0004	/* the journal may hold transactions to replay */
+#define STALEFS_FEATURE_INCOMPAT_META_BG	0x0008	/* descriptor blocks past s_first_meta_bg live in their own groups */
 #define STALEFS_FEATURE_INCOMPAT_SUPP \
 	(STALEFS_FEATURE_INCOMPAT_EXTENTS | STALEFS_FEATURE_INCOMPAT_FILETYPE | \
-	 STALEFS_FEATURE_INCOMPAT_RECOVER)
+	 STALEFS_FEATURE_INCOMPAT_RECOVER | STALEFS_FEATURE_INCOMPAT_META_BG)
 #define STALEFS_FEATURE_INCOMPAT_REQUIRED \
 	(STALEFS_FEATURE_INCOMPAT_EXTENTS | STALEFS_FEATURE_INCOMPAT_FILETYPE)
 
@@ -142,7 +143,8 @@ struct stalefs_super_block {
 	__le64	s_journal_block;	/* 0x170 first block of the journal (its jbd2 superblock), 0: none */
 	__le32	s_journal_blocks;	/* 0x178 journal length in blocks, 0: none */
 	__le32	s_journal_pad;		/* 0x17C zero */
-	__u8	s_reserved[640];	/* 0x180 zero */
+	__le32	s_first_meta_bg;	/* 0x180 META_BG: descriptor blocks kept as one table (FORMAT.md 4) */
+	__u8	s_reserved[636];	/* 0x184 zero */
 };
 STALEFS_STATIC_ASSERT(sizeof(struct stalefs_super_block) == 1024, "superblock is 1024 bytes");
 STALEFS_STATIC_ASSERT(STALEFS_LABEL_MAX < sizeof(((struct stalefs_super_block *)0)->s_volume_name),

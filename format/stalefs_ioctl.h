@@ -102,4 +102,16 @@ struct stalefs_tune {
 #define STALEFS_IOC_SET_TUNE	_IOW('S', 0x03, struct stalefs_tune)
 #define STALEFS_IOC_GET_TUNE	_IOR('S', 0x04, struct stalefs_tune)
 
+/*
+ * Grow a mounted filesystem to `*arg` blocks (CAP_SYS_RESOURCE), the number
+ * and shape of ext4's EXT4_IOC_RESIZE_FS; resize.stalefs uses it when the
+ * device is mounted.  New groups, their descriptors and backups, the short
+ * last group made whole, in one transaction (FORMAT.md 12).  A last group
+ * too small to hold its own metadata is left off, as mkfs does: statfs
+ * says the size reached.  Errors: EPERM; EINVAL a smaller size (shrinking
+ * needs the filesystem unmounted) or one the format cannot take; ENOSPC
+ * larger than the device; EROFS read-only; EIO shut down; EFAULT.
+ */
+#define STALEFS_IOC_RESIZE_FS	_IOW('f', 16, __u64)
+
 #endif /* STALEFS_IOCTL_H */

@@ -287,6 +287,12 @@ static void replay(struct fsck_ctx *ctx, const struct stalefs_jbd2_super *jsb)
 		printf("%s: recovering journal\n", ctx->name);
 	}
 	err = stalefs_journal_recover(fs, &r);
+	/* A resize's transaction held the superblock: it may name another journal now (a shrink moves
+	 * it), and another size (the library took its geometry). */
+	if (!err && r.super_replayed && has_journal(fs)) {
+		ctx->journal_start = le64_to_cpu(fs->sb.s_journal_block);
+		ctx->journal_len = le32_to_cpu(fs->sb.s_journal_blocks);
+	}
 	if (!err) {
 		printf("%s: %u transaction%s replayed, %llu block%s written\n", ctx->name, r.transactions,
 		       r.transactions == 1 ? "" : "s", (unsigned long long)r.blocks_replayed,

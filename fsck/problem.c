@@ -62,6 +62,9 @@ static const struct problem table[] = {
 	{ PR_0_DESC_BACKUP, "The group descriptors look bad (%N of %M groups place their bitmaps or inode "
 	  "table outside the group).\nUsing the backup superblock and descriptors at block %b.",
 	  P_NONE, PR_MSG_ONLY | PR_PREEN_OK, 0 },
+	/* A backup that lags (an older size, label, schedule) is normal after a crash mid-resize or a
+	 * change through the kernel: rewritten quietly when fsck writes.  A missing one is damage. */
+	{ PR_0_BACKUP_SB_BAD, "Backup superblock of group %g (block %b) %s.", P_FIX, PR_PREEN_OK, 0 },
 	{ PR_0_SB_CSUM, "Superblock checksum does not match.", P_FIX, PR_PREEN_OK, 0 },
 	{ PR_0_SB_FIRST_INO, "Superblock first ordinary inode is %N, should be 11.", P_FIX, 0, 0 },
 	{ PR_0_SB_STATE, "Superblock state has unknown bits set (0x%x).", P_FIX, PR_PREEN_OK, 0 },

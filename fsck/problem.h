@@ -81,6 +81,7 @@ enum problem_code {
 	PR_0_ITABLE_UNUSED_RANGE = 0x000016,
 	PR_0_BITMAP_READ = 0x000017,
 	PR_0_DESC_BACKUP = 0x000018,	/* primary descriptors wrecked: a backup's are used */
+	PR_0_BACKUP_SB_BAD = 0x000019,	/* a backup superblock missing or damaged (resize writes them) */
 	/* the journal (FORMAT.md 12) */
 	PR_0_JOURNAL_FEATURE_LOST = 0x000020,
 	PR_0_JOURNAL_FIELDS_NO_FEATURE = 0x000021,

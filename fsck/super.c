@@ -356,6 +356,82 @@ static bool check_desc_locations(struct fsck_ctx *ctx, u32 group, bool force)
 	return moved;
 }
 
+/*
+ * What makes a backup superblock another filesystem's, or no superblock at all: NULL when
+ * it is this one's (perhaps older: FORMAT.md 12 lets a backup lag its primary).
+ */
+static const char *backup_damage(const stalefs_fs *fs, u32 group, const struct stalefs_super_block *b)
+{
+	const struct stalefs_super_block *p = &fs->sb;
+
+	if (le32_to_cpu(b->s_magic) != STALEFS_SUPER_MAGIC)
+		return "is missing (no superblock magic)";
+	if (stalefs_verify_super_csum(b))
+		return "fails its checksum";
+	if (le32_to_cpu(b->s_block_group_nr) != group)
+		return "names another group";
+	if (memcmp(b->s_uuid, p->s_uuid, sizeof(p->s_uuid)) || b->s_csum_seed != p->s_csum_seed ||
+	    b->s_log_block_size != p->s_log_block_size || b->s_blocks_per_group != p->s_blocks_per_group ||
+	    b->s_inodes_per_group != p->s_inodes_per_group || b->s_inode_size != p->s_inode_size)
+		return "describes another filesystem";
+	if (stalefs_verify_super(b) && stalefs_verify_super(b) != STALEFS_R_SB_RO_COMPAT_UNKNOWN)
+		return "does not verify";
+	return NULL;
+}
+
+/* Does the backup say what the primary says of the filesystem's shape and features? */
+static bool backup_current(const struct stalefs_super_block *p, const struct stalefs_super_block *b)
+{
+	u32 recover = cpu_to_le32(STALEFS_FEATURE_INCOMPAT_RECOVER);
+
+	return b->s_blocks_count == p->s_blocks_count && b->s_inodes_count == p->s_inodes_count &&
+	       b->s_gdt_blocks == p->s_gdt_blocks && b->s_first_meta_bg == p->s_first_meta_bg &&
+	       b->s_feature_compat == p->s_feature_compat && b->s_feature_ro_compat == p->s_feature_ro_compat &&
+	       (b->s_feature_incompat | recover) == (p->s_feature_incompat | recover) &&
+	       b->s_journal_block == p->s_journal_block && b->s_journal_blocks == p->s_journal_blocks &&
+	       b->s_stale_gid == p->s_stale_gid;
+}
+
+/*
+ * Every group that should hold a superblock copy holds one of this filesystem: a grow
+ * writes them for its new groups before it commits, a shrink rewrites them.  A backup that
+ * lags the primary is rewritten quietly when fsck writes (as e2fsck does); one missing or
+ * damaged is reported.
+ */
+static void check_backups(struct fsck_ctx *ctx)
+{
+	stalefs_fs *fs = ctx->fs;
+	struct stalefs_super_block b;
+	struct problem_ctx p;
+	bool stale = false;
+	u32 g;
+
+	if (ctx->used_backup)
+		return;		/* they are all rewritten from the one used */
+	memset(&p, 0, sizeof(p));
+	for (g = 1; g < fs->geom.groups_count; g++) {
+		const char *why;
+
+		if (!stalefs_group_has_super(&fs->geom, g))
+			continue;
+		p.group = g;
+		p.blk = stalefs_group_first_block(&fs->geom, g);
+		if (stalefs_read_super(fs->io, stalefs_super_offset(&fs->geom, g), &b))
+			why = "cannot be read";
+		else
+			why = backup_damage(fs, g, &b);
+		if (why) {
+			p.str = why;
+			if (fix_problem(ctx, PR_0_BACKUP_SB_BAD, &p))
+				fs->write_backups = true;
+		} else if (!backup_current(&fs->sb, &b)) {
+			stale = true;
+		}
+	}
+	if (stale && !(ctx->options & OPT_READONLY))
+		fs->write_backups = true;
+}
+
 void check_super_and_groups(struct fsck_ctx *ctx)
 {
 	stalefs_fs *fs = ctx->fs;
@@ -364,6 +440,7 @@ void check_super_and_groups(struct fsck_ctx *ctx)
 	errcode_t err;
 
 	check_super(ctx);
+	check_backups(ctx);
 	memset(&p, 0, sizeof(p));
 	for (g = 0; g < fs->geom.groups_count; g++) {
 		struct stalefs_group_desc *d = &fs->groups[g].desc;

@@ -135,7 +135,7 @@ static errcode_t open_rw(struct sfuse *s)
 	fs->sb.s_mtime = cpu_to_le64((u64)time(NULL));
 	stalefs_mark_super_dirty(fs);
 	if (le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) {
-		err = stalefs_txn_start(fs);
+		err = stalefs_txn_start(fs, 0);
 		s->journaled = !err;
 	} else {
 		sfuse_log(LOG_WARNING, "%s: no journal: a crash may leave damage for fsck.stalefs to repair "

@@ -35,9 +35,11 @@ int stalefs_load_groups(struct super_block *sb)
 	if (!sbi->gd_bh)
 		return -ENOMEM;
 	for (i = 0; i < g->gdt_blocks; i++) {
-		sbi->gd_bh[i] = sb_bread(sb, g->sb_block + 1 + i);
+		u64 where = stalefs_gdt_block_loc(g, 0, i);	/* FORMAT.md 4: META_BG */
+
+		sbi->gd_bh[i] = sb_bread(sb, where);
 		if (!sbi->gd_bh[i]) {
-			stalefs_error(sb, 0, g->sb_block + 1 + i, "cannot read group descriptors");
+			stalefs_error(sb, 0, where, "cannot read group descriptors");
 			return -EIO;
 		}
 	}
@@ -66,7 +68,7 @@ void stalefs_put_groups(struct super_block *sb)
 		return;
 	for (i = 0; i < sbi->geom.gdt_blocks; i++)
 		brelse(sbi->gd_bh[i]);
-	kfree(sbi->gd_bh);
+	kvfree(sbi->gd_bh);	/* resize.c may have made it with kvcalloc */
 	sbi->gd_bh = NULL;
 }
 
@@ -439,7 +441,7 @@ static u32 find_usable(struct super_block *sb, struct stalefs_bitmap *bm, u64 gf
 		*limit = bm->bits;
 		if (bit >= bm->bits)
 			return bit;
-		end = stalefs_pending_skip(sb, gfirst + bit, &next);
+		end = stalefs_busy_skip(sb, gfirst + bit, &next);	/* trim.c */
 		if (!end) {
 			if (next - gfirst < bm->bits)
 				*limit = (u32)(next - gfirst);
@@ -795,4 +797,44 @@ int stalefs_group_count(struct super_block *sb, u32 ino, bool stale, int delta)
 	}
 	mutex_unlock(&sbi->alloc_lock);
 	return err;
+}
+
+/*
+ * resize.c: a grow makes the short last group whole.  The bits of its
+ * blocks [from, to) (group-relative) were set as past the end: clear them
+ * in the running transaction, with the free count.  An uninitialised bitmap
+ * is built from the geometry when first used, which already says the
+ * group is whole: only the count changes then.
+ */
+int stalefs_group_grow_bitmap(struct super_block *sb, u32 group, u32 from, u32 to)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct buffer_head *dbh;
+	struct stalefs_group_desc *d = stalefs_get_desc(sb, group, &dbh);
+	struct stalefs_bitmap bm;
+	u32 i;
+	int err;
+
+	stalefs_assert_mutex(&sbi->alloc_lock);
+	err = desc_access(sb, dbh);
+	if (err)
+		return err;
+	if (!(le16_to_cpu(d->bg_flags) & STALEFS_BG_BLOCK_UNINIT)) {
+		err = bitmap_get(sb, group, le64_to_cpu(d->bg_block_bitmap), sbi->geom.block_bitmap_blocks,
+				 to, false, d->bg_block_bitmap_csum, &bm);
+		if (err)
+			return err;
+		err = bitmap_access(sb, &bm, from, to - 1);
+		if (err) {
+			bitmap_release(&bm);
+			return err;
+		}
+		for (i = from; i < to; i++)
+			bm_set(sb, &bm, i, false);
+		bitmap_dirty(sb, group, &bm, &d->bg_block_bitmap_csum);
+		bitmap_release(&bm);
+	}
+	le32_add_cpu(&d->bg_free_blocks_count, to - from);
+	desc_dirty(sb, group, d, dbh);
+	return 0;
 }

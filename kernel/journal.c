@@ -92,8 +92,14 @@ void stalefs_pending_free(struct super_block *sb, u64 start, u32 len)
 	struct rb_node **link = &sbi->pending.rb_node, *parent = NULL;
 	struct pending_free *p;
 
-	if (!handle || !len)
+	if (!len)
 		return;
+	/* No journal, no commit to wait for: free now, and discarded now (trim.c). */
+	if (!handle) {
+		if (!sbi->journal)
+			stalefs_discard_now(sb, start, len);
+		return;
+	}
 	/*
 	 * GFP_NOFS inside a handle; __GFP_NOFAIL because losing the entry
 	 * would let the block be reused before its free commits.
@@ -140,7 +146,12 @@ u64 stalefs_pending_skip(struct super_block *sb, u64 block, u64 *limit)
 	return skip;
 }
 
-/* The commit callback: what transaction txn freed may be used again. */
+/*
+ * The commit callback: what transaction txn freed may be used again.  With
+ * the discard mount option it is discarded first (trim.c), after the
+ * commit and while still held back from the allocator (the entries leave
+ * the tree only once the discard is done).
+ */
 static void journal_commit_callback(journal_t *journal, transaction_t *txn)
 {
 	struct super_block *sb = journal->j_private;
@@ -149,11 +160,27 @@ static void journal_commit_callback(journal_t *journal, transaction_t *txn)
 	LIST_HEAD(done);
 
 	spin_lock(&sbi->pending_lock);
-	list_for_each_entry_safe(p, tmp, &sbi->pending_list, list) {
-		if (!tid_geq(txn->t_tid, p->tid))
-			continue;
+	list_for_each_entry_safe(p, tmp, &sbi->pending_list, list)
+		if (tid_geq(txn->t_tid, p->tid))
+			list_move(&p->list, &done);
+	spin_unlock(&sbi->pending_lock);
+	if (list_empty(&done))
+		return;
+	if (READ_ONCE(sbi->discard) && !stalefs_forced_shutdown(sb)) {
+		struct stalefs_discard dc;
+		int err;
+
+		stalefs_discard_begin(sb, &dc);
+		list_for_each_entry(p, &done, list)
+			stalefs_discard_add(&dc, p->start, p->len);
+		err = stalefs_discard_finish(&dc);
+		if (err && err != -EOPNOTSUPP)
+			pr_warn_ratelimited("stalefs (%s): discard of freed blocks failed (error %d)\n",
+					    sb->s_id, err);
+	}
+	spin_lock(&sbi->pending_lock);
+	list_for_each_entry(p, &done, list) {
 		rb_erase(&p->node, &sbi->pending);
-		list_move(&p->list, &done);
 		sbi->pending_count -= p->len;
 	}
 	spin_unlock(&sbi->pending_lock);

@@ -59,6 +59,8 @@ static void record_gid(struct super_block *sb, u32 gid)
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
 	struct stalefs_super_block *raw = sbi->raw;
 
+	/* Not while an online grow has the superblock in the journal (resize.c). */
+	mutex_lock(&sbi->sb_mutex);
 	lock_buffer(sbi->sbh);
 	spin_lock(&sbi->err_lock);
 	raw->s_stale_gid = cpu_to_le32(gid);
@@ -69,6 +71,7 @@ static void record_gid(struct super_block *sb, u32 gid)
 	stalefs_dirty_held(sbi->sbh);
 	/* On disk before the first stale extent can be: fsck's S3 depends on it. */
 	sync_dirty_buffer(sbi->sbh);
+	mutex_unlock(&sbi->sb_mutex);
 }
 
 int stalefs_stale_mount(struct super_block *sb, struct fs_context *fc, bool given, u32 gid,
@@ -474,6 +477,11 @@ long stalefs_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return stalefs_ioc_get_tune(file, (struct stalefs_tune __user *)arg);
 	case STALEFS_IOC_SET_TUNE:
 		return stalefs_ioc_set_tune(file, (const struct stalefs_tune __user *)arg);
+	/* trim.c and resize.c: on any file or directory, as ext4 takes them (fstrim opens the mount point) */
+	case FITRIM:
+		return stalefs_ioc_fitrim(file, (struct fstrim_range __user *)arg);
+	case STALEFS_IOC_RESIZE_FS:
+		return stalefs_ioc_resize_fs(file, (const u64 __user *)arg);
 	default:
 		return -ENOTTY;
 	}

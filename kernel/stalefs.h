@@ -16,6 +16,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/rbtree.h>
+#include <linux/blkdev.h>
 #include "core/stalefs_core.h"
 #include "core/../stalefs_ioctl.h"
 
@@ -33,6 +34,30 @@ struct stalefs_mount_opts {
 	u32 stale_gid;
 	bool noacl;		/* noacl given (acl, the default, clears it) */
 	bool acl_set;		/* acl or noacl given */
+	bool discard;		/* discard given (nodiscard clears it) */
+	bool discard_set;	/* discard or nodiscard given */
+};
+
+/* trim.c: an extent FITRIM is discarding, which the allocator must skip meanwhile. */
+struct stalefs_trim_ext {
+	u64 start, len;
+};
+
+/* trim.c: discards queued as one bio chain, waited for once. */
+struct stalefs_discard {
+	struct super_block *sb;
+	struct bio *bio;
+	struct blk_plug plug;
+	int err;
+	u64 blocks;		/* queued */
+};
+
+/* super.c: error records made while the superblock is in the journal (resize.c), for after. */
+struct stalefs_err_stash {
+	u32 count;
+	u64 first_time, first_block, last_time, last_block;
+	u32 first_ino, last_ino;
+	char first_func[32], last_func[32];
 };
 
 struct stalefs_sb_info {
@@ -75,6 +100,20 @@ struct stalefs_sb_info {
 	struct rb_root pending;
 	struct list_head pending_list;
 	u64 pending_count;
+	/* trim.c: FITRIM and online discard (mount option discard) */
+	bool discard;
+	struct mutex trim_mutex;		/* one FITRIM at a time */
+	struct stalefs_trim_ext *trim_busy;	/* being discarded (alloc_lock) */
+	u32 trim_nbusy;
+	/*
+	 * resize.c: sb_mutex serialises what changes the superblock in place
+	 * outside the error and summary paths (tune.c, the permitted group in
+	 * stale.c) with an online grow; descriptor arrays a grow replaced stay
+	 * here until unmount.
+	 */
+	struct mutex sb_mutex;
+	struct list_head gd_retired;
+	struct stalefs_err_stash err_stash;	/* err_lock */
 	/* iomap.c: inodes whose converted extents wait to be saved */
 	spinlock_t save_lock;
 	struct list_head save_list;
@@ -83,6 +122,7 @@ struct stalefs_sb_info {
 
 enum {
 	STALEFS_FLAG_SHUTDOWN,			/* FS_IOC_GOINGDOWN: write nothing more */
+	STALEFS_FLAG_SB_JOURNALED,		/* resize.c: the superblock is in a transaction */
 };
 
 static inline struct stalefs_sb_info *STALEFS_SB(struct super_block *sb)
@@ -206,6 +246,8 @@ void __stalefs_note_error(struct super_block *sb, const char *func, u32 ino, u64
 #define stalefs_note_error(sb, ino, block, fmt, ...) \
 	__stalefs_note_error(sb, __func__, ino, block, fmt, ##__VA_ARGS__)
 void stalefs_commit_super(struct super_block *sb, bool wait);
+/* resize.c: the superblock joins a transaction (on) or is an in-place buffer again (off). */
+void stalefs_super_journaled(struct super_block *sb, bool on);
 /* Stop writing: the journal aborted or a transaction failed (read-only, or panic). */
 void __stalefs_abort(struct super_block *sb, const char *func, int err, const char *why);
 
@@ -214,6 +256,21 @@ long stalefs_ioc_getfslabel(struct file *file, char __user *ulabel);
 long stalefs_ioc_setfslabel(struct file *file, const char __user *ulabel);
 long stalefs_ioc_get_tune(struct file *file, struct stalefs_tune __user *ut);
 long stalefs_ioc_set_tune(struct file *file, const struct stalefs_tune __user *ut);
+
+/* trim.c */
+int stalefs_trim_init(struct super_block *sb);
+void stalefs_trim_release(struct super_block *sb);
+long stalefs_ioc_fitrim(struct file *file, struct fstrim_range __user *urange);
+/* The allocator's test: pending (journal.c) or being trimmed: as stalefs_pending_skip. */
+u64 stalefs_busy_skip(struct super_block *sb, u64 block, u64 *limit);
+void stalefs_discard_begin(struct super_block *sb, struct stalefs_discard *dc);
+void stalefs_discard_add(struct stalefs_discard *dc, u64 start, u64 len);
+int stalefs_discard_finish(struct stalefs_discard *dc);
+void stalefs_discard_now(struct super_block *sb, u64 start, u32 len);
+
+/* resize.c */
+long stalefs_ioc_resize_fs(struct file *file, const u64 __user *arg);
+void stalefs_resize_release(struct super_block *sb);
 
 /* alloc.c */
 int stalefs_load_groups(struct super_block *sb);
@@ -230,6 +287,7 @@ int stalefs_group_count(struct super_block *sb, u32 ino, bool stale, int delta);
 u64 stalefs_count_stale_inodes(struct super_block *sb);
 u64 stalefs_count_free_blocks(struct super_block *sb);
 u32 stalefs_count_free_inodes(struct super_block *sb);
+int stalefs_group_grow_bitmap(struct super_block *sb, u32 group, u32 from, u32 to);
 
 /* extents.c */
 #define STALEFS_HOLE_PBLK 0

@@ -28,6 +28,65 @@ static void set_func(char *dst, size_t n, const char *func)
 	memcpy(dst, func, l);
 }
 
+/*
+ * The superblock is in a grow's transaction (resize.c): its buffer is the
+ * journal's until the commit, so an error met meanwhile is kept here and
+ * written into it afterwards (stalefs_super_journaled).
+ */
+static void stash_error(struct stalefs_err_stash *st, const char *func, u32 ino, u64 block,
+			time64_t now)
+{
+	if (!st->count++) {
+		st->first_time = now;
+		st->first_block = block;
+		st->first_ino = ino;
+		set_func(st->first_func, sizeof(st->first_func), func);
+	}
+	st->last_time = now;
+	st->last_block = block;
+	st->last_ino = ino;
+	set_func(st->last_func, sizeof(st->last_func), func);
+}
+
+void stalefs_super_journaled(struct super_block *sb, bool on)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_super_block *raw = sbi->raw;
+	struct stalefs_err_stash *st = &sbi->err_stash;
+	bool stashed;
+
+	lock_buffer(sbi->sbh);
+	spin_lock(&sbi->err_lock);
+	if (on) {
+		set_bit(STALEFS_FLAG_SB_JOURNALED, &sbi->flags);
+		memset(st, 0, sizeof(*st));
+		spin_unlock(&sbi->err_lock);
+		unlock_buffer(sbi->sbh);
+		return;
+	}
+	clear_bit(STALEFS_FLAG_SB_JOURNALED, &sbi->flags);
+	stashed = st->count != 0;
+	if (stashed) {
+		if (!raw->s_error_count) {
+			raw->s_first_error_time = cpu_to_le64(st->first_time);
+			raw->s_first_error_block = cpu_to_le64(st->first_block);
+			raw->s_first_error_ino = cpu_to_le32(st->first_ino);
+			memcpy(raw->s_first_error_func, st->first_func, sizeof(st->first_func));
+		}
+		raw->s_last_error_time = cpu_to_le64(st->last_time);
+		raw->s_last_error_block = cpu_to_le64(st->last_block);
+		raw->s_last_error_ino = cpu_to_le32(st->last_ino);
+		memcpy(raw->s_last_error_func, st->last_func, sizeof(st->last_func));
+		le32_add_cpu(&raw->s_error_count, st->count);
+		raw->s_state |= cpu_to_le16(STALEFS_STATE_ERRORS);
+		stalefs_super_set_csum(raw);
+	}
+	spin_unlock(&sbi->err_lock);
+	unlock_buffer(sbi->sbh);
+	if (stashed && !sb_rdonly(sb) && !stalefs_forced_shutdown(sb))
+		stalefs_dirty_held(sbi->sbh);
+}
+
 /* Log the error and record it in the superblock, so fsck knows a full check is needed. */
 static void record_error(struct super_block *sb, const char *func, u32 ino, u64 block,
 			 struct va_format *vaf)
@@ -45,6 +104,12 @@ static void record_error(struct super_block *sb, const char *func, u32 ino, u64 
 		return;
 	lock_buffer(sbi->sbh);
 	spin_lock(&sbi->err_lock);
+	if (test_bit(STALEFS_FLAG_SB_JOURNALED, &sbi->flags)) {
+		stash_error(&sbi->err_stash, func, ino, block, now);
+		spin_unlock(&sbi->err_lock);
+		unlock_buffer(sbi->sbh);
+		return;
+	}
 	if (!raw->s_error_count) {
 		raw->s_first_error_time = cpu_to_le64(now);
 		raw->s_first_error_block = cpu_to_le64(block);
@@ -141,7 +206,10 @@ void __stalefs_abort(struct super_block *sb, const char *func, int err, const ch
 	sb->s_flags |= SB_RDONLY;
 }
 
-/* Write the summaries and state into the primary superblock. */
+/*
+ * Write the summaries and state into the primary superblock.  Not while a
+ * grow has it in the journal (resize.c): it writes them itself after.
+ */
 void stalefs_commit_super(struct super_block *sb, bool wait)
 {
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
@@ -149,6 +217,11 @@ void stalefs_commit_super(struct super_block *sb, bool wait)
 
 	lock_buffer(sbi->sbh);
 	spin_lock(&sbi->err_lock);
+	if (test_bit(STALEFS_FLAG_SB_JOURNALED, &sbi->flags)) {
+		spin_unlock(&sbi->err_lock);
+		unlock_buffer(sbi->sbh);
+		return;
+	}
 	raw->s_free_blocks_count = cpu_to_le64(sbi->free_blocks);
 	raw->s_free_inodes_count = cpu_to_le32(sbi->free_inodes);
 	raw->s_wtime = cpu_to_le64(ktime_get_real_seconds());
@@ -239,6 +312,8 @@ static void stalefs_sb_put_super(struct super_block *sb)
 		stalefs_commit_super(sb, true);
 	}
 	stalefs_put_groups(sb);
+	stalefs_resize_release(sb);
+	stalefs_trim_release(sb);
 	brelse(sbi->sbh);
 	sb->s_fs_info = NULL;
 	kfree(sbi);
@@ -320,6 +395,8 @@ static int stalefs_sb_show_options(struct seq_file *seq, struct dentry *root)
 		seq_puts(seq, ",norecovery");
 	if (stalefs_has_xattr(root->d_sb) && !(root->d_sb->s_flags & SB_POSIXACL))
 		seq_puts(seq, ",noacl");
+	if (sbi->discard)
+		seq_puts(seq, ",discard");
 	stalefs_stale_show_options(seq, root->d_sb);
 	return 0;
 }
@@ -379,7 +456,7 @@ static const struct super_operations stalefs_sops = {
 
 /* ---- mount ---- */
 
-enum { Opt_errors, Opt_nohide_stale_gid, Opt_commit, Opt_norecovery, Opt_acl };
+enum { Opt_errors, Opt_nohide_stale_gid, Opt_commit, Opt_norecovery, Opt_acl, Opt_discard };
 
 static const struct constant_table stalefs_param_errors[] = {
 	{ "continue",	STALEFS_ERRORS_CONTINUE },
@@ -395,6 +472,7 @@ static const struct fs_parameter_spec stalefs_param_spec[] = {
 	fsparam_flag("norecovery", Opt_norecovery),
 	fsparam_flag("noload", Opt_norecovery),
 	fsparam_flag_no("acl", Opt_acl),
+	fsparam_flag_no("discard", Opt_discard),	/* trim.c */
 	{}
 };
 
@@ -428,6 +506,10 @@ static int stalefs_parse_param(struct fs_context *fc, struct fs_parameter *param
 	case Opt_acl:
 		opts->acl_set = true;
 		opts->noacl = result.negated;
+		break;
+	case Opt_discard:
+		opts->discard_set = true;
+		opts->discard = !result.negated;
 		break;
 	}
 	return 0;
@@ -553,6 +635,47 @@ static void set_posixacl(struct super_block *sb, const struct stalefs_mount_opts
 		sb->s_flags &= ~SB_POSIXACL;
 }
 
+/* discard (trim.c): only where the device takes discards, as ext4 warns and goes on. */
+static void set_discard(struct super_block *sb, bool on)
+{
+	if (on && !bdev_max_discard_sectors(sb->s_bdev)) {
+		pr_warn("stalefs (%s): mounting with \"discard\" option, but the device does not support discard\n",
+			sb->s_id);
+		on = false;
+	}
+	WRITE_ONCE(STALEFS_SB(sb)->discard, on);
+}
+
+/*
+ * After the replay: the superblock's block may have been in a grow's
+ * transaction (its buffer is the one the replay wrote), so it is verified
+ * and its geometry taken again.
+ */
+static int check_super_after_replay(struct super_block *sb, struct fs_context *fc)
+{
+	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
+	struct stalefs_geom g;
+	int rule = stalefs_verify_super_csum(sbi->raw);
+
+	if (!rule)
+		rule = stalefs_verify_super(sbi->raw);
+	if (rule == STALEFS_R_SB_RO_COMPAT_UNKNOWN)
+		rule = 0;
+	if (!rule)
+		rule = stalefs_geom_from_super(&g, sbi->raw);
+	if (rule) {
+		errorf(fc, "stalefs (%s): bad superblock after journal replay: %s", sb->s_id,
+		       stalefs_rule_msg(rule));
+		return -EUCLEAN;
+	}
+	if (g.blocks_count > (bdev_nr_bytes(sb->s_bdev) >> sb->s_blocksize_bits)) {
+		errorf(fc, "stalefs (%s): filesystem is larger than the device", sb->s_id);
+		return -EINVAL;
+	}
+	sbi->geom = g;
+	return 0;
+}
+
 static int stalefs_fill_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct stalefs_mount_opts *opts = fc->fs_private;
@@ -575,6 +698,12 @@ static int stalefs_fill_super(struct super_block *sb, struct fs_context *fc)
 	INIT_DELAYED_WORK(&sbi->save_work, stalefs_save_work);
 	sbi->commit_interval = opts->commit;
 	sbi->norecovery = opts->norecovery;
+	mutex_init(&sbi->sb_mutex);
+	INIT_LIST_HEAD(&sbi->gd_retired);
+	err = stalefs_trim_init(sb);
+	if (err)
+		goto fail;
+	set_discard(sb, opts->discard);
 
 	err = read_super(sb, fc);
 	if (err)
@@ -583,6 +712,10 @@ static int stalefs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sbi->errors_opt = opts->errors != 0;
 	/* Replay first: the descriptors, bitmaps and inodes read below are then the committed ones. */
 	err = stalefs_journal_load(sb, fc, sb_rdonly(sb));
+	if (err)
+		goto fail;
+	/* A grow's transaction may have replayed the superblock itself (FORMAT.md 12). */
+	err = check_super_after_replay(sb, fc);
 	if (err)
 		goto fail;
 
@@ -656,6 +789,7 @@ fail:
 		destroy_workqueue(sbi->conv_wq);
 	stalefs_journal_release(sb, false);
 	stalefs_put_groups(sb);
+	stalefs_trim_release(sb);
 	brelse(sbi->sbh);
 	kfree(sbi);
 	sb->s_fs_info = NULL;
@@ -697,6 +831,8 @@ static int stalefs_reconfigure(struct fs_context *fc)
 	}
 	if (opts->acl_set)
 		set_posixacl(sb, opts);
+	if (opts->discard_set)
+		set_discard(sb, opts->discard);
 	if (opts->commit_set) {
 		sbi->commit_interval = opts->commit;
 		stalefs_journal_set_options(sb);

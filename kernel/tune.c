@@ -56,6 +56,8 @@ static int tune_begin(struct file *file)
 		mnt_drop_write_file(file);
 		return stalefs_forced_shutdown(sb) ? -EIO : -EROFS;
 	}
+	/* Not while an online grow has the superblock in the journal (resize.c). */
+	mutex_lock(&STALEFS_SB(sb)->sb_mutex);
 	return 0;
 }
 
@@ -67,6 +69,7 @@ static int tune_end(struct file *file)
 
 	stalefs_commit_super(sb, false);
 	err = sync_dirty_buffer(STALEFS_SB(sb)->sbh);
+	mutex_unlock(&STALEFS_SB(sb)->sb_mutex);
 	mnt_drop_write_file(file);
 	return err ? -EIO : 0;
 }

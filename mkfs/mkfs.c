@@ -19,13 +19,7 @@ int main(int argc, char **argv)
 	struct mkfs_options o;
 	int rc;
 
-	if (argc > 0 && argv[0]) {
-		const char *slash = strrchr(argv[0], '/');
-
-		program_name = slash ? slash + 1 : argv[0];
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	initialize_slfs_error_table();
+	program_name = stalefs_tool_start(argc, argv, program_name);
 	rc = mkfs_parse_options(argc, argv, &o);
 	if (rc == MKFS_PARSE_DONE)
 		return EXIT_OK;

@@ -19,7 +19,7 @@ static int usage(void)
 		"\t[-m reserved-blocks-percentage] [-g blocks-per-group] [-L volume-label]\n"
 		"\t[-U UUID] [-G stale-gid] [-O feature[,...]] [-E extended-option[,...]]\n"
 		"\t[-J size=journal-MiB]\n"
-		"\t[-e errors-behavior] [-d root-directory] [-n] [-F] [-q] [-V]\n"
+		"\t[-e errors-behavior] [-d root-directory] [-n] [-F] [-q] [-K] [-V]\n"
 		"\tdevice [fs-size]\n", program_name);
 	return MKFS_PARSE_USAGE;
 }
@@ -62,6 +62,13 @@ static int parse_feature(const char *tok, struct stalefs_mkfs_params *p)
 			return 0;
 		return usage_error("%s cannot be set: the kernel sets it while the journal has "
 				   "transactions to replay", tok);
+	}
+	if (kind == 2 && bit == STALEFS_FEATURE_INCOMPAT_META_BG) {
+		/* A grow sets it when the descriptor table fills (FORMAT.md 4); a new one is a table. */
+		if (clear)
+			return 0;
+		return usage_error("%s cannot be set: resize.stalefs sets it when a grow fills the descriptor "
+				   "table", tok);
 	}
 	if (kind == 2 && clear)
 		return usage_error("the %s feature is required and cannot be cleared", tok + 1);
@@ -128,8 +135,12 @@ static int parse_extended_one(const char *tok, const char *val, struct stalefs_m
 	}
 	if (strcmp(tok, "errors") == 0 && val)
 		return parse_errors(val, &p->errors);
+	if ((strcmp(tok, "discard") == 0 || strcmp(tok, "nodiscard") == 0) && !val) {
+		p->no_discard = tok[0] == 'n';
+		return 0;
+	}
 	return usage_error("unknown extended option: %s\n\tknown: root_owner[=uid:gid], "
-			   "lazy_itable_init=0|1, errors=behavior", tok);
+			   "lazy_itable_init=0|1, errors=behavior, discard, nodiscard", tok);
 }
 
 static int parse_extended(const char *list, struct stalefs_mkfs_params *p)
@@ -160,6 +171,7 @@ static int parse_gid(const char *s, u32 *out)
 /* The option letters' values before they are combined into o->params. */
 struct raw_options {
 	u32 block_size, inodes, bpi, bpg, rpct, stale_gid, inode_size;
+	bool keep;
 	const char *label, *uuid, *features, *extended, *errors, *journal, *inode_size_arg;
 };
 
@@ -222,6 +234,7 @@ static int parse_letter(int c, const char *arg, struct raw_options *r, struct mk
 	case 'e': r->errors = arg; break;
 	case 'd': o->populate_dir = arg; break;
 	case 'n': o->dry_run = true; break;
+	case 'K': r->keep = true; break;	/* mke2fs' -K: keep the blocks, do not discard */
 	case 'F': o->force++; break;
 	case 'q': o->quiet = true; break;
 	case 'V':
@@ -242,7 +255,7 @@ int mkfs_parse_options(int argc, char **argv, struct mkfs_options *o)
 
 	memset(o, 0, sizeof(*o));
 	optind = 0;	/* GNU getopt: start over, also on a second call */
-	while ((c = getopt(argc, argv, "b:N:i:I:m:g:L:U:G:O:E:e:d:J:nFqV")) != -1) {
+	while ((c = getopt(argc, argv, "b:N:i:I:m:g:L:U:G:O:E:e:d:J:nFqKV")) != -1) {
 		rc = parse_letter(c, optarg, &r, o);
 		if (rc)
 			return rc;
@@ -270,6 +283,7 @@ int mkfs_parse_options(int argc, char **argv, struct mkfs_options *o)
 	p->blocks_per_group = r.bpg;
 	p->reserved_percent = r.rpct;
 	p->stale_gid = r.stale_gid;
+	p->no_discard = r.keep;	/* -E discard after -K turns it back on */
 	if (r.label)
 		strncpy(p->label, r.label, sizeof(p->label) - 1);
 	if (r.uuid && stalefs_parse_uuid(r.uuid, p->uuid) < 0)

@@ -143,6 +143,29 @@ static void print_layout(const struct mkfs_options *o, const struct stalefs_supe
 	}
 }
 
+/*
+ * As mke2fs: the whole filesystem's extent discarded before anything is written (the
+ * device's thin provisioning or an image file's holes get it all back), unless -E nodiscard
+ * or -K.  On an image file it is a hole punched, at once.  A device that cannot is no
+ * reason to stop: it is said, and mkfs goes on.
+ */
+static void discard_device(const struct mkfs_options *o, u64 bytes)
+{
+	struct stalefs_io *io;
+	errcode_t err = stalefs_io_open(o->device, true, true, &io);
+
+	if (!o->quiet) {
+		printf("Discarding device blocks: ");
+		fflush(stdout);
+	}
+	if (!err) {
+		err = stalefs_io_trim(io, 0, bytes);
+		stalefs_io_close(io);
+	}
+	if (!o->quiet)
+		printf(err ? "failed - %s\n" : "done\n", err ? error_message(err) : "");
+}
+
 int mkfs_run(struct mkfs_options *o)
 {
 	struct stalefs_mkfs_params *p = &o->params;
@@ -243,6 +266,8 @@ int mkfs_run(struct mkfs_options *o)
 	} else if (o->extend_file && truncate(o->image_path, (off_t)o->extend_to) < 0) {
 		return fail(errno, "extending %s to the requested size", o->device);
 	}
+	if (!p->no_discard)
+		discard_device(o, (u64)p->blocks_count * p->block_size);
 	err = stalefs_mkfs(o->device, p, &fs);
 	if (err)
 		return fail(err, "writing a new filesystem on %s", o->device);

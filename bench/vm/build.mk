@@ -13,3 +13,16 @@ bench-vm: kernel programs
 
 # A/B of two module builds (bench/vm/ab-run.sh OLD.ko NEW.ko): by hand, not
 # part of make bench; it needs dirbench and mkfs from `make programs`.
+
+# Issue 27: fstrim of 100,000 free extents and an online grow of 1 GiB to
+# 1 TiB, stalefs against ext4 in one boot (bench/vm/resize-run.sh);
+# `make bench-resize`.  holes: fragments free space for the fstrim figure.
+HOLES := $(BUILD)/holes
+PROGRAMS += $(HOLES)
+$(HOLES): $(BUILD)/bench/vm/holes.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
+.PHONY: bench-resize
+BENCH_TARGETS += bench-resize
+bench-resize: kernel programs
+	bench/vm/resize-run.sh

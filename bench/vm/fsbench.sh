@@ -45,7 +45,7 @@ meta=$VM_RESULTS/meta.jsonl
 # allocated everywhere, so no filesystem pays for the host allocating blocks
 # behind it (run-vm's disks start sparse), and zero-detection on the host
 # cannot turn a filesystem's writes into discards.  mkfs runs below never
-# discard (mke2fs -E nodiscard, mkfs.xfs -K; mkfs.stalefs does not).
+# discard (mke2fs -E nodiscard, mkfs.xfs -K, mkfs.stalefs -E nodiscard).
 note "filling $dev with a pattern"
 xfs_io -d -c "pwrite -q -S 0x5a -b 1m 0 $(blockdev --getsize64 "$dev")" "$dev"
 
@@ -65,8 +65,8 @@ xfs_io -d -c "pwrite -q -S 0x5a -b 1m 0 $(blockdev --getsize64 "$dev")" "$dev"
 new_fs() {
 	local fs=$1 opts=${2:-defaults}
 	case $fs in
-	stalefs) "$MKFS_STALEFS" -q -F "$dev" ;;
-	stalefs-nj) "$MKFS_STALEFS" -q -F -O ^has_journal "$dev" ;;
+	stalefs) "$MKFS_STALEFS" -q -F -E nodiscard "$dev" ;;
+	stalefs-nj) "$MKFS_STALEFS" -q -F -E nodiscard -O ^has_journal "$dev" ;;
 	ext4) mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 "$dev" ;;
 	xfs) mkfs.xfs -q -f -K "$dev" ;;
 	*) fail "new_fs: unknown filesystem $fs" ;;

@@ -21,13 +21,7 @@ done
 command -v fio >/dev/null || { echo "bench/vm/run.sh: fio is missing (tools/install-deps)" >&2; exit 1; }
 mkdir -p "$BENCH_OUT"
 conf=$top/build/bench/fsbench.conf
-: >"$conf"
-for v in RAND_REPS SEQ_REPS META_REPS FILE_MB RAND_S META_SMALL META_BIG META_DIRS; do
-	if [[ -n ${!v:-} ]]; then
-		[[ ${!v} =~ ^[0-9]+$ ]] || { echo "bench/vm/run.sh: $v must be a number" >&2; exit 2; }
-		echo "$v=${!v}" >>"$conf"
-	fi
-done
+bench_conf bench/vm/run.sh "$conf" RAND_REPS SEQ_REPS META_REPS FILE_MB RAND_S META_SMALL META_BIG META_DIRS
 rm -rf "$logdir"
 rc=0
 TMPDIR=$BENCH_TMP "$top/tests/vm/run-vm" --cache none --timeout "${VM_TIMEOUT:-3600}" --logdir "$logdir" \

@@ -36,12 +36,94 @@ u32 stalefs_group_nblocks(const struct stalefs_geom *g, u32 group)
 	return (u32)(g->blocks_count - first);
 }
 
+bool stalefs_group_in_table(const struct stalefs_geom *g, u32 group)
+{
+	return !g->meta_bg || group / g->desc_per_block < g->first_meta_bg;
+}
+
+u32 stalefs_group_gdt_blocks(const struct stalefs_geom *g, u32 group)
+{
+	u32 at;
+
+	if (stalefs_group_in_table(g, group))
+		return stalefs_group_has_super(g, group) ? g->first_meta_bg : 0;
+	/* META_BG: the block describing this group's run, in its first, second and last group. */
+	at = group % g->desc_per_block;
+	return at == 0 || at == 1 || at == g->desc_per_block - 1;
+}
+
 u32 stalefs_group_super_blocks(const struct stalefs_geom *g, u32 group)
 {
-	if (!stalefs_group_has_super(g, group))
-		return 0;
+	u32 sb = 0;
+
 	/* Group 0 also holds the boot area before the primary superblock. */
-	return (group == 0 ? g->sb_block + 1 : 1) + g->gdt_blocks;
+	if (stalefs_group_has_super(g, group))
+		sb = group == 0 ? g->sb_block + 1 : 1;
+	return sb + stalefs_group_gdt_blocks(g, group);
+}
+
+/* First block of the group's descriptor copy (past its superblock copy, if any). */
+static u64 group_gdt_start(const struct stalefs_geom *g, u32 group)
+{
+	u64 b = stalefs_group_first_block(g, group);
+
+	if (stalefs_group_has_super(g, group))
+		b += group == 0 ? g->sb_block + 1 : 1;
+	return b;
+}
+
+bool stalefs_block_is_gdt(const struct stalefs_geom *g, u64 block, u32 *group, u32 *index)
+{
+	u32 grp = stalefs_block_group(g, block);
+	u64 start;
+	u32 n;
+
+	if (block >= g->blocks_count)
+		return false;
+	start = group_gdt_start(g, grp);
+	n = stalefs_group_gdt_blocks(g, grp);
+	if (block < start || block >= start + n)
+		return false;
+	*group = grp;
+	*index = stalefs_group_in_table(g, grp) ? (u32)(block - start) : stalefs_gdt_index(g, grp);
+	return true;
+}
+
+u64 stalefs_gdt_block_loc(const struct stalefs_geom *g, u32 view, u32 i)
+{
+	u32 first;
+
+	if (i < g->first_meta_bg) {
+		/* A backup past the table's groups holds no table: group 1's is the nearest. */
+		if (view && !stalefs_group_in_table(g, view))
+			view = 1;
+		return group_gdt_start(g, view) + i;
+	}
+	first = i * g->desc_per_block;
+	if (view && first + 1 < g->groups_count)
+		first++;
+	return group_gdt_start(g, first);
+}
+
+u32 stalefs_gdt_block_copies(const struct stalefs_geom *g, u32 i, u64 *out, u32 max)
+{
+	u32 n = 0, grp;
+
+	if (i < g->first_meta_bg) {
+		for (grp = 0; grp < g->groups_count && stalefs_group_in_table(g, grp); grp++)
+			if (stalefs_group_has_super(g, grp) && n < max)
+				out[n++] = group_gdt_start(g, grp) + i;
+		return n;
+	}
+	grp = i * g->desc_per_block;
+	if (n < max)
+		out[n++] = group_gdt_start(g, grp);
+	if (grp + 1 < g->groups_count && n < max)
+		out[n++] = group_gdt_start(g, grp + 1);
+	grp += g->desc_per_block - 1;
+	if (grp < g->groups_count && n < max)
+		out[n++] = group_gdt_start(g, grp);
+	return n;
 }
 
 u32 stalefs_group_meta_blocks(const struct stalefs_geom *g, u32 group)
@@ -113,8 +195,14 @@ bool stalefs_inode_size_valid(u32 inode_size, u32 block_size)
 	       inode_size <= block_size && (inode_size & (inode_size - 1)) == 0;
 }
 
-int stalefs_geom_init(struct stalefs_geom *g, u32 log_block_size, u64 blocks_count,
-		      u32 blocks_per_group, u32 inodes_per_group, u32 inode_size, bool sparse_super)
+u32 stalefs_gdt_blocks_for(const struct stalefs_geom *g, u64 groups)
+{
+	return div_round_up(groups, g->desc_per_block);
+}
+
+/* stalefs_geom_init with the META_BG layout: meta_first 0 for none. */
+static int geom_fill(struct stalefs_geom *g, u32 log_block_size, u64 blocks_count, u32 blocks_per_group,
+		     u32 inodes_per_group, u32 inode_size, bool sparse_super, u32 meta_first)
 {
 	u64 groups;
 
@@ -152,6 +240,10 @@ int stalefs_geom_init(struct stalefs_geom *g, u32 log_block_size, u64 blocks_cou
 	g->inode_bitmap_blocks = div_round_up(inodes_per_group, (u64)g->block_size * 8);
 	g->inode_table_blocks = inodes_per_group / g->inodes_per_block;
 	g->sparse_super = sparse_super;
+	g->meta_bg = meta_first != 0;
+	g->first_meta_bg = meta_first ? meta_first : g->gdt_blocks;
+	if (g->first_meta_bg > g->gdt_blocks)
+		return STALEFS_R_SB_META_BG;
 	/* Every group, the last one included, must hold its own metadata. */
 	if ((u64)stalefs_group_meta_blocks(g, 0) >= stalefs_group_nblocks(g, 0))
 		return STALEFS_R_SB_INODES_PER_GROUP;
@@ -161,15 +253,38 @@ int stalefs_geom_init(struct stalefs_geom *g, u32 log_block_size, u64 blocks_cou
 	return 0;
 }
 
+int stalefs_geom_init(struct stalefs_geom *g, u32 log_block_size, u64 blocks_count,
+		      u32 blocks_per_group, u32 inodes_per_group, u32 inode_size, bool sparse_super)
+{
+	return geom_fill(g, log_block_size, blocks_count, blocks_per_group, inodes_per_group, inode_size,
+			 sparse_super, 0);
+}
+
+int stalefs_geom_resize(struct stalefs_geom *g, const struct stalefs_geom *old, u64 blocks_count,
+			bool meta_bg, u32 first_meta_bg)
+{
+	struct stalefs_geom o = *old;
+
+	if (meta_bg && first_meta_bg == 0)
+		return STALEFS_R_SB_META_BG;
+	return geom_fill(g, o.log_block_size, blocks_count, o.blocks_per_group, o.inodes_per_group,
+			 o.inode_size, o.sparse_super, meta_bg ? first_meta_bg : 0);
+}
+
 int stalefs_geom_from_super(struct stalefs_geom *g, const struct stalefs_super_block *sb)
 {
-	int rule = stalefs_geom_init(g, le32_to_cpu(sb->s_log_block_size) + 10,
-				     le64_to_cpu(sb->s_blocks_count),
-				     le32_to_cpu(sb->s_blocks_per_group),
-				     le32_to_cpu(sb->s_inodes_per_group),
-				     le16_to_cpu(sb->s_inode_size),
-				     le32_to_cpu(sb->s_feature_ro_compat) &
-					     STALEFS_FEATURE_RO_COMPAT_SPARSE_SUPER);
+	bool meta_bg = le32_to_cpu(sb->s_feature_incompat) & STALEFS_FEATURE_INCOMPAT_META_BG;
+	u32 first_meta = le32_to_cpu(sb->s_first_meta_bg);
+	int rule;
+
+	/* Without META_BG the field is zero; with it, at least one block stays the table. */
+	if (meta_bg != (first_meta != 0))
+		return STALEFS_R_SB_META_BG;
+	rule = geom_fill(g, le32_to_cpu(sb->s_log_block_size) + 10, le64_to_cpu(sb->s_blocks_count),
+			 le32_to_cpu(sb->s_blocks_per_group), le32_to_cpu(sb->s_inodes_per_group),
+			 le16_to_cpu(sb->s_inode_size),
+			 le32_to_cpu(sb->s_feature_ro_compat) & STALEFS_FEATURE_RO_COMPAT_SPARSE_SUPER,
+			 first_meta);
 	if (rule)
 		return rule;
 	if (le32_to_cpu(sb->s_groups_count) != g->groups_count)

@@ -37,6 +37,14 @@ struct stalefs_geom {
 	u32 inode_table_blocks;		/* per group */
 	u32 sb_block;			/* block holding the primary superblock */
 	bool sparse_super;
+	/*
+	 * META_BG (FORMAT.md 4): descriptor blocks from first_meta_bg on live in
+	 * the first, second and last group of the groups they describe; the
+	 * blocks before it form the table after each superblock copy.  Without
+	 * META_BG, first_meta_bg is gdt_blocks: the whole table is one.
+	 */
+	bool meta_bg;
+	u32 first_meta_bg;
 };
 
 /* Fills g from the counts that define a layout; returns a rule (0 = ok). */
@@ -45,17 +53,66 @@ int stalefs_geom_init(struct stalefs_geom *g, u32 log_block_size, u64 blocks_cou
 /* s_inode_size is a power of two from 256 to the block size and STALEFS_INODE_SIZE_MAX. */
 bool stalefs_inode_size_valid(u32 inode_size, u32 block_size);
 int stalefs_geom_from_super(struct stalefs_geom *g, const struct stalefs_super_block *sb);
+/*
+ * The same filesystem at another size (a resize): g from old with
+ * blocks_count and, when meta_bg, the descriptor blocks from first_meta_bg
+ * on kept in their groups.  Returns a rule as stalefs_geom_init.
+ */
+int stalefs_geom_resize(struct stalefs_geom *g, const struct stalefs_geom *old, u64 blocks_count,
+			bool meta_bg, u32 first_meta_bg);
+/* Descriptor blocks a filesystem of `groups` groups needs. */
+u32 stalefs_gdt_blocks_for(const struct stalefs_geom *g, u64 groups);
 
 bool stalefs_group_has_super(const struct stalefs_geom *g, u32 group);
 u64 stalefs_group_first_block(const struct stalefs_geom *g, u32 group);
 u32 stalefs_group_nblocks(const struct stalefs_geom *g, u32 group);
 /* Blocks used by the superblock copy and descriptor table at the group start. */
 u32 stalefs_group_super_blocks(const struct stalefs_geom *g, u32 group);
+/* Is the group's descriptor in the one table (always, without META_BG)?  Such a group with a
+ * superblock copy holds a copy of the table. */
+bool stalefs_group_in_table(const struct stalefs_geom *g, u32 group);
+/* Descriptor blocks the group holds a copy of (0, 1 with META_BG, or the table). */
+u32 stalefs_group_gdt_blocks(const struct stalefs_geom *g, u32 group);
+/* The descriptor block covering `group` (its index in the table). */
+static inline u32 stalefs_gdt_index(const struct stalefs_geom *g, u32 group)
+{
+	return group / g->desc_per_block;
+}
+/*
+ * Where descriptor block i lies as the superblock copy in group `view`
+ * sees it: view 0 is the primary (the one mount and the tools use); a
+ * backup reads the table after itself (group 1's when it has none, being
+ * past the table's groups), and META_BG blocks from their group's second
+ * group when it exists (FORMAT.md 4).
+ */
+u64 stalefs_gdt_block_loc(const struct stalefs_geom *g, u32 view, u32 i);
+/* Is block a copy of a descriptor block?  Then in which group, and which block of the table. */
+bool stalefs_block_is_gdt(const struct stalefs_geom *g, u64 block, u32 *group, u32 *index);
+/* Every copy of descriptor block i: the primary first; returns how many (at most 3 with META_BG,
+ * else the groups holding a superblock copy, which may be many: max bounds what is stored). */
+u32 stalefs_gdt_block_copies(const struct stalefs_geom *g, u32 i, u64 *out, u32 max);
 /* All metadata blocks of a group: super/GDT copy, both bitmaps, inode table. */
 u32 stalefs_group_meta_blocks(const struct stalefs_geom *g, u32 group);
 /* Default placement of a group's bitmaps and table, as mkfs lays them out. */
 void stalefs_group_default_layout(const struct stalefs_geom *g, u32 group,
 				  u64 *block_bitmap, u64 *inode_bitmap, u64 *inode_table);
+
+/* ---- resizing (resize_geom.c) ---- */
+/*
+ * The geometry of the filesystem `old` at `want` blocks: the descriptor table keeps the
+ * blocks it has and META_BG carries the rest (it goes away again when a shrink fits the
+ * table); a last group too small for its own metadata is left off (ng->blocks_count says
+ * what was kept).  Returns a rule (0 = ok).
+ */
+int stalefs_resize_geometry(const struct stalefs_geom *old, u64 want, struct stalefs_geom *ng);
+/* A new group's descriptor as mkfs and a grow make it (checksummed): bitmaps uninitialised,
+ * every inode free, the inode table unused (lazy_itable) or zeroed by the caller. */
+void stalefs_desc_init_new(const struct stalefs_geom *g, u32 group, bool lazy_itable, u32 seed,
+			   struct stalefs_group_desc *d);
+/* The superblock's size fields for geometry ng (the root reserve scaled, META_BG and
+ * s_first_meta_bg, the free counts given); the checksum is the caller's. */
+void stalefs_super_resize(struct stalefs_super_block *sb, const struct stalefs_geom *ng,
+			  u64 free_blocks, u32 free_inodes);
 
 /* ---- a group's own metadata (group_meta.c) ---- */
 enum stalefs_group_meta {
@@ -204,6 +261,7 @@ enum stalefs_rule {
 	STALEFS_R_SB_JOURNAL_RANGE,
 	STALEFS_R_SB_JOURNAL_NO_FEATURE,
 	STALEFS_R_SB_RECOVER_NO_JOURNAL,
+	STALEFS_R_SB_META_BG,
 	/* group descriptor */
 	STALEFS_R_BG_CSUM,
 	STALEFS_R_BG_BLOCK_BITMAP,

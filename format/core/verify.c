@@ -34,6 +34,7 @@ static const char *const rule_msgs[STALEFS_R_MAX] = {
 	[STALEFS_R_SB_JOURNAL_RANGE] = "journal location is missing, too small, or not inside one group's data blocks",
 	[STALEFS_R_SB_JOURNAL_NO_FEATURE] = "a journal location is recorded but the has_journal feature is not set",
 	[STALEFS_R_SB_RECOVER_NO_JOURNAL] = "needs_recovery is set but the filesystem has no journal",
+	[STALEFS_R_SB_META_BG] = "first meta_bg descriptor block is out of range (or set without the meta_bg feature)",
 	[STALEFS_R_BG_CSUM] = "group descriptor checksum does not match",
 	[STALEFS_R_BG_BLOCK_BITMAP] = "block bitmap location is outside its group or overlaps metadata",
 	[STALEFS_R_BG_INODE_BITMAP] = "inode bitmap location is outside its group or overlaps metadata",

@@ -374,6 +374,7 @@ errcode_t stalefs_alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u
 {
 	const struct stalefs_geom *g = &fs->geom;
 	u32 ngroups = g->groups_count, first_group, k;
+	u64 limit = g->blocks_count;
 
 	if (!stalefs_fs_rw(fs))
 		return STALEFS_ERR_RO_FILSYS;
@@ -381,7 +382,12 @@ errcode_t stalefs_alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u
 		return STALEFS_ERR_NO_BITMAPS;
 	if (want == 0)
 		want = 1;
-	if (goal >= g->blocks_count)
+	/* A shrink moves things below alloc_end: nothing is allocated past it meanwhile. */
+	if (fs->alloc_end && fs->alloc_end < g->blocks_count) {
+		limit = fs->alloc_end;
+		ngroups = stalefs_block_group(g, limit - 1) + 1;
+	}
+	if (goal >= limit)
 		goal = 0;
 	first_group = stalefs_block_group(g, goal);
 	/* The goal's group from the goal on, the other groups, then the goal's group from its start. */
@@ -392,11 +398,13 @@ errcode_t stalefs_alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u
 		u64 nbits = stalefs_group_nblocks(g, group), bit, end, b;
 		u64 from = (k == 0 && goal > gfirst) ? goal - gfirst : 0;
 
+		if (gfirst + nbits > limit)
+			nbits = limit - gfirst;
 		if (le32_to_cpu(fs->groups[group].desc.bg_free_blocks_count) == 0)
 			continue;
 		grp = group_maps(fs, group);
 		for (bit = from;;) {
-			u64 busy_end, limit;
+			u64 busy_end, run_end;
 
 			bit = find_zero(grp->block_bitmap, bit, nbits);
 			if (bit >= nbits)
@@ -408,8 +416,8 @@ errcode_t stalefs_alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u
 				bit = busy_end - gfirst;
 				continue;
 			}
-			limit = busy_end - gfirst < nbits ? busy_end - gfirst : nbits;
-			for (end = bit + 1; end < limit && end - bit < want && !bit_test(grp->block_bitmap, end); end++)
+			run_end = busy_end - gfirst < nbits ? busy_end - gfirst : nbits;
+			for (end = bit + 1; end < run_end && end - bit < want && !bit_test(grp->block_bitmap, end); end++)
 				;
 			for (b = bit; b < end; b++)
 				bit_set(grp->block_bitmap, b);
@@ -506,9 +514,14 @@ static errcode_t choose_inode(stalefs_fs *fs, u32 parent, bool is_dir, u32 *ret_
 
 	if (!fs->bitmaps_loaded)
 		return STALEFS_ERR_NO_BITMAPS;
+	/* A shrink: inodes only in the groups that stay (ino_alloc_end is a group's last inode). */
+	if (fs->ino_alloc_end && fs->ino_alloc_end < g->inodes_count)
+		ngroups = fs->ino_alloc_end / g->inodes_per_group;
 	group = pick_inode_group(fs, parent, is_dir);
 	if (group == ~0u)
 		return STALEFS_ERR_NO_INODES;
+	if (group >= ngroups)
+		group = 0;
 	for (k = 0; k < ngroups; k++, group = (group + 1) % ngroups) {
 		u32 ipg = g->inodes_per_group, idx, first = 0;
 

@@ -49,7 +49,7 @@ static int group_meta(const stalefs_fs *fs, u32 grp, u64 block)
 int stalefs_block_layout_kind(const stalefs_fs *fs, u64 block, u32 *group)
 {
 	const struct stalefs_geom *g = &fs->geom;
-	u32 grp, own = 0;
+	u32 grp, own = 0, gdt_grp, gdt_index;
 	int kind;
 
 	if (group)
@@ -64,9 +64,10 @@ int stalefs_block_layout_kind(const stalefs_fs *fs, u64 block, u32 *group)
 
 		if (block <= sb)
 			return grp == 0 && block < g->sb_block ? STALEFS_BK_BOOT : STALEFS_BK_SUPER;
-		if (block <= sb + g->gdt_blocks)
-			return STALEFS_BK_GDT;
 	}
+	/* The table's blocks where they lie: after a superblock copy, and META_BG's (FORMAT.md 4). */
+	if (stalefs_block_is_gdt(g, block, &gdt_grp, &gdt_index))
+		return STALEFS_BK_GDT;
 	if (le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL) {
 		u64 js = le64_to_cpu(fs->sb.s_journal_block);
 

@@ -19,6 +19,7 @@ static const struct {
 	{ 2, STALEFS_FEATURE_INCOMPAT_EXTENTS, "extents" },
 	{ 2, STALEFS_FEATURE_INCOMPAT_FILETYPE, "filetype" },
 	{ 2, STALEFS_FEATURE_INCOMPAT_RECOVER, "needs_recovery" },
+	{ 2, STALEFS_FEATURE_INCOMPAT_META_BG, "meta_bg" },
 };
 
 const char *stalefs_feature_name(int kind, u32 bit)

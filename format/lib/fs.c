@@ -16,14 +16,6 @@ u64 stalefs_super_offset(const struct stalefs_geom *g, u32 group)
 	return stalefs_group_first_block(g, group) << g->log_block_size;
 }
 
-/* First block of the GDT copy in a group holding a superblock copy. */
-static u64 gdt_first_block(const struct stalefs_geom *g, u32 group)
-{
-	if (group == 0)
-		return g->sb_block + 1;
-	return stalefs_group_first_block(g, group) + 1;
-}
-
 errcode_t stalefs_read_super(struct stalefs_io *io, u64 off, struct stalefs_super_block *sb)
 {
 	return stalefs_io_pread(io, off, sizeof(*sb), sb);
@@ -87,6 +79,23 @@ static u32 opened_group(const stalefs_fs *fs)
 	return fs->sb_block ? le32_to_cpu(fs->sb.s_block_group_nr) : 0;
 }
 
+/*
+ * The descriptor table as the superblock copy in group `view` sees it (FORMAT.md 4): the
+ * blocks before first_meta_bg in one read, each META_BG block where it lies.
+ */
+static errcode_t read_gdt_blocks(stalefs_fs *fs, u32 view, u8 *buf)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	errcode_t err;
+	u32 i;
+
+	err = stalefs_io_read(fs->io, stalefs_gdt_block_loc(g, view, 0), g->first_meta_bg, buf);
+	for (i = g->first_meta_bg; i < g->gdt_blocks && !err; i++)
+		err = stalefs_io_read(fs->io, stalefs_gdt_block_loc(g, view, i), 1,
+				      buf + (size_t)i * g->block_size);
+	return err;
+}
+
 static errcode_t read_gdt(stalefs_fs *fs, u32 sb_group)
 {
 	const struct stalefs_geom *g = &fs->geom;
@@ -97,7 +106,7 @@ static errcode_t read_gdt(stalefs_fs *fs, u32 sb_group)
 	buf = malloc((size_t)g->gdt_blocks * g->block_size);
 	if (!buf)
 		return STALEFS_ERR_NO_MEMORY;
-	err = stalefs_io_read(fs->io, gdt_first_block(g, sb_group), g->gdt_blocks, buf);
+	err = read_gdt_blocks(fs, sb_group, buf);
 	if (err) {
 		free(buf);
 		return err;
@@ -194,6 +203,7 @@ errcode_t stalefs_open(const char *name, int flags, u64 sb_block, u32 block_size
 		err = STALEFS_ERR_NO_MEMORY;
 		goto fail;
 	}
+	fs->ngroups_alloc = fs->geom.groups_count;
 	err = read_gdt(fs, opened_group(fs));
 	if (err)
 		goto fail;
@@ -250,17 +260,41 @@ errcode_t stalefs_reload_groups(stalefs_fs *fs)
 	errcode_t err;
 	u32 i;
 
-	for (i = 0; i < fs->geom.groups_count; i++) {
+	for (i = 0; i < fs->ngroups_alloc; i++) {
 		free(fs->groups[i].block_bitmap);
 		free(fs->groups[i].inode_bitmap);
-		memset(&fs->groups[i], 0, sizeof(fs->groups[i]));
 	}
+	free(fs->groups);
+	fs->groups = stalefs_xcalloc(fs->geom.groups_count, sizeof(*fs->groups));
+	fs->ngroups_alloc = fs->geom.groups_count;
 	fs->bitmaps_loaded = false;
 	fs->bad_desc_count = 0;
 	err = read_gdt(fs, opened_group(fs));
 	if (!err && !(fs->flags & STALEFS_OPEN_NO_BITMAPS))
 		err = stalefs_read_bitmaps(fs);
 	return err;
+}
+
+errcode_t stalefs_reload_super(stalefs_fs *fs)
+{
+	struct stalefs_super_block sb;
+	struct stalefs_geom g;
+	u8 *buf = stalefs_xmalloc(fs->block_size);
+	errcode_t err = stalefs_io_read(fs->io, fs->geom.sb_block, 1, buf);
+
+	if (!err) {
+		memcpy(&sb, buf + STALEFS_SUPER_OFFSET % fs->block_size, sizeof(sb));
+		if (stalefs_verify_super_csum(&sb) || stalefs_verify_super(&sb) ||
+		    stalefs_geom_from_super(&g, &sb) || g.block_size != fs->block_size)
+			err = STALEFS_ERR_SB_CORRUPT;
+	}
+	free(buf);
+	if (err)
+		return err;
+	fs->sb = sb;
+	fs->geom = g;
+	fs->sb_block = 0;
+	return 0;
 }
 
 errcode_t stalefs_write_super_copy(stalefs_fs *fs, u32 group)
@@ -299,26 +333,88 @@ static bool gdt_block_dirty(const stalefs_fs *fs, u32 b)
 	return false;
 }
 
-/*
- * Write the descriptor table (every block, or only those with dirty
- * descriptors) to a group.  A whole table goes out in one write past the
- * block cache: nothing reads a backup table back, and caching the 15 copies
- * of a 1 TiB filesystem cost mkfs more CPU (page faults, heap trimming) than
- * all its writes.
- */
-static errcode_t write_gdt(stalefs_fs *fs, u32 group, bool all, const u8 *table)
+/* The primary descriptor table: every block, or only those holding dirty descriptors. */
+static errcode_t write_gdt_primary(stalefs_fs *fs, bool all, const u8 *table)
 {
 	const struct stalefs_geom *g = &fs->geom;
-	u64 first = gdt_first_block(g, group);
 	errcode_t err = 0;
 	u32 b;
 
 	if (all)
-		return stalefs_io_write(fs->io, first, g->gdt_blocks, table);
-	for (b = 0; b < g->gdt_blocks && !err; b++)
-		if (gdt_block_dirty(fs, b))
-			err = stalefs_io_write(fs->io, first + b, 1, table + (size_t)b * g->block_size);
+		err = stalefs_io_write(fs->io, stalefs_gdt_block_loc(g, 0, 0), g->first_meta_bg, table);
+	for (b = all ? g->first_meta_bg : 0; b < g->gdt_blocks && !err; b++)
+		if (all || gdt_block_dirty(fs, b))
+			err = stalefs_io_write(fs->io, stalefs_gdt_block_loc(g, 0, b), 1,
+					       table + (size_t)b * g->block_size);
 	return err;
+}
+
+/*
+ * Every backup copy of the table and of the superblock.  The table's copy in a backup
+ * group goes out in one write past the block cache: nothing reads a backup table back,
+ * and caching the 15 copies of a 1 TiB filesystem cost mkfs more CPU (page faults, heap
+ * trimming) than all its writes.
+ */
+static errcode_t write_backups(stalefs_fs *fs, const u8 *table, u32 from_group)
+{
+	const struct stalefs_geom *g = &fs->geom;
+	u64 where[3];
+	errcode_t err = 0;
+	u32 i, b, n, k;
+
+	for (i = from_group ? from_group : 1; i < g->groups_count && !err; i++) {
+		if (!stalefs_group_has_super(g, i))
+			continue;
+		if (stalefs_group_in_table(g, i))
+			err = stalefs_io_write(fs->io, stalefs_gdt_block_loc(g, i, 0), g->first_meta_bg, table);
+		if (!err)
+			err = stalefs_write_super_copy(fs, i);
+	}
+	for (b = g->first_meta_bg; b < g->gdt_blocks && !err; b++) {
+		n = stalefs_gdt_block_copies(g, b, where, 3);
+		/* The primary of a block in a meta group counts as a backup for the groups from from_group. */
+		for (k = from_group ? 0 : 1; k < n && !err; k++)
+			if (stalefs_block_group(g, where[k]) >= from_group)
+				err = stalefs_io_write(fs->io, where[k], 1, table + (size_t)b * g->block_size);
+	}
+	return err;
+}
+
+errcode_t stalefs_write_backups_from(stalefs_fs *fs, u32 first_group)
+{
+	u8 *table;
+	errcode_t err;
+	u32 i;
+
+	for (i = 0; i < fs->geom.groups_count; i++)
+		stalefs_desc_set_csum(fs->seed, i, &fs->groups[i].desc);
+	table = build_gdt(fs);
+	if (!table)
+		return STALEFS_ERR_NO_MEMORY;
+	err = write_backups(fs, table, first_group);
+	free(table);
+	return err;
+}
+
+errcode_t stalefs_set_geometry(stalefs_fs *fs, const struct stalefs_geom *ng)
+{
+	u32 i;
+
+	/* Groups past the new end go, their bitmaps with them; new ones start empty. */
+	for (i = ng->groups_count; i < fs->ngroups_alloc; i++) {
+		free(fs->groups[i].block_bitmap);
+		free(fs->groups[i].inode_bitmap);
+		memset(&fs->groups[i], 0, sizeof(fs->groups[i]));
+	}
+	if (ng->groups_count > fs->ngroups_alloc) {
+		fs->groups = stalefs_xrealloc(fs->groups, (size_t)ng->groups_count * sizeof(*fs->groups));
+		memset(fs->groups + fs->ngroups_alloc, 0,
+		       (size_t)(ng->groups_count - fs->ngroups_alloc) * sizeof(*fs->groups));
+		fs->ngroups_alloc = ng->groups_count;
+	}
+	fs->geom = *ng;
+	fs->sb_dirty = true;
+	return 0;
 }
 
 /*
@@ -349,14 +445,9 @@ errcode_t stalefs_stage_groups(stalefs_fs *fs, bool *changed)
 
 		if (!table)
 			return STALEFS_ERR_NO_MEMORY;
-		err = write_gdt(fs, 0, fs->sb_block != 0, table);
-		for (i = 1; i < g->groups_count && fs->write_backups && !err; i++) {
-			if (!stalefs_group_has_super(g, i))
-				continue;
-			err = write_gdt(fs, i, true, table);
-			if (!err)
-				err = stalefs_write_super_copy(fs, i);
-		}
+		err = write_gdt_primary(fs, fs->sb_block != 0, table);
+		if (!err && fs->write_backups)
+			err = write_backups(fs, table, 0);
 		free(table);
 		if (err)
 			return err;
@@ -416,7 +507,7 @@ void stalefs_free(stalefs_fs *fs)
 	stalefs_txn_free(fs);
 	stalefs_dir_index_free(fs);
 	if (fs->groups) {
-		for (i = 0; i < fs->geom.groups_count; i++) {
+		for (i = 0; i < fs->ngroups_alloc; i++) {
 			free(fs->groups[i].block_bitmap);
 			free(fs->groups[i].inode_bitmap);
 		}

@@ -172,17 +172,8 @@ static void make_descs(stalefs_fs *fs)
 
 	for (i = 0; i < g->groups_count; i++) {
 		struct stalefs_group_desc *d = &fs->groups[i].desc;
-		u64 bb, ib, it;
 
-		stalefs_group_default_layout(g, i, &bb, &ib, &it);
-		memset(d, 0, sizeof(*d));
-		d->bg_block_bitmap = cpu_to_le64(bb);
-		d->bg_inode_bitmap = cpu_to_le64(ib);
-		d->bg_inode_table = cpu_to_le64(it);
-		d->bg_free_blocks_count = cpu_to_le32(stalefs_group_nblocks(g, i) - stalefs_group_meta_blocks(g, i));
-		d->bg_free_inodes_count = cpu_to_le32(g->inodes_per_group);
-		d->bg_itable_unused = cpu_to_le32(g->inodes_per_group);
-		d->bg_flags = cpu_to_le16(STALEFS_BG_BLOCK_UNINIT | STALEFS_BG_INODE_UNINIT);
+		stalefs_desc_init_new(g, i, true, fs->seed, d);
 		fs->groups[i].desc_dirty = true;
 		free_blocks += le32_to_cpu(d->bg_free_blocks_count);
 	}
@@ -276,6 +267,7 @@ errcode_t stalefs_mkfs(const char *device, const struct stalefs_mkfs_params *p, 
 	fs->seed = le32_to_cpu(fs->sb.s_csum_seed);
 	stalefs_io_set_block_size(fs->io, fs->block_size);
 	fs->groups = stalefs_xcalloc(fs->geom.groups_count, sizeof(*fs->groups));
+	fs->ngroups_alloc = fs->geom.groups_count;
 	make_descs(fs);
 	fs->bitmaps_loaded = true;	/* all uninitialised: made up in memory on use */
 	if (p->zero_itables) {

@@ -529,9 +529,35 @@ void stalefs_io_forget(struct stalefs_io *io, u64 block, u64 count)
 	}
 }
 
+/* Bytes [off, off+len) of the blocks the cache holds dirty, over buf (read from the device). */
+static void patch_dirty(struct stalefs_io *io, u64 off, u32 len, u8 *buf)
+{
+	u64 first, last, b;
+
+	if (!io->dirty)
+		return;	/* (and the block size may not be known yet: a partition table read at open) */
+	first = off / io->block_size;
+	last = (off + len - 1) / io->block_size;
+	for (b = first; b <= last; b++) {
+		struct cache_ent *e = cache_find(io, b);
+		u64 bstart = b * io->block_size, from, to;
+
+		if (!e || !e->dirty)
+			continue;
+		from = bstart > off ? bstart : off;
+		to = bstart + io->block_size < off + len ? bstart + io->block_size : off + len;
+		memcpy(buf + (from - off), e->data + (from - bstart), (size_t)(to - from));
+	}
+}
+
 errcode_t stalefs_io_pread(struct stalefs_io *io, u64 off, u32 len, void *buf)
 {
-	return raw_pread(io, off, len, buf);
+	errcode_t err = raw_pread(io, off, len, buf);
+
+	/* A held (journaled) block not yet in place reads as what it will be. */
+	if (!err && len)
+		patch_dirty(io, off, len, buf);
+	return err;
 }
 
 errcode_t stalefs_io_pwrite(struct stalefs_io *io, u64 off, u32 len, const void *buf)
@@ -595,6 +621,34 @@ errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count)
 	}
 	free(zero);
 	return err;
+}
+
+errcode_t stalefs_io_trim(struct stalefs_io *io, u64 off, u64 len)
+{
+	/* A device is asked a chunk at a time: BLKDISCARD of a whole large disk can take long
+	 * and cannot be interrupted midway. */
+	const u64 chunk = 1ULL << 30;
+	u64 done;
+	errcode_t err;
+
+	if (!io->writable || io->ov)
+		return STALEFS_ERR_RO_FILSYS;
+	err = in_region(io, off, len);
+	if (err)
+		return err;
+	cache_drop_all(io);
+	io->hash = calloc(io->hash_size, sizeof(*io->hash));
+	io->unsynced = true;
+	if (!io->is_blockdev)
+		return fallocate(io->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(io->base + off),
+				 (off_t)len) ? errno : 0;
+	for (done = 0; done < len; done += chunk) {
+		u64 range[2] = { io->base + off + done, len - done < chunk ? len - done : chunk };
+
+		if (ioctl(io->fd, BLKDISCARD, range) < 0)
+			return errno;
+	}
+	return 0;
 }
 
 static int cmp_ent_block(const void *a, const void *b)
@@ -731,13 +785,19 @@ u64 stalefs_io_bytes_written(const struct stalefs_io *io)
 	return io->bytes_written;
 }
 
-/* Forget unwritten changes: a tool that gives up must not half-write. */
+/* Forget unwritten changes: a tool that gives up must not half-write.  The blocks leave the
+ * cache, so a read after (an aborted transaction) sees what the device holds. */
 void stalefs_io_discard(struct stalefs_io *io)
 {
-	struct cache_ent *e;
+	struct cache_ent *e = io->lru.next;
 
-	for (e = io->lru.next; e != &io->lru; e = e->next)
-		set_dirty(io, e, false);
+	while (e != &io->lru && io->dirty) {
+		struct cache_ent *next = e->next;
+
+		if (e->dirty)
+			cache_drop(io, e);
+		e = next;
+	}
 }
 
 errcode_t stalefs_io_read_uncached(struct stalefs_io *io, u64 block, u32 count, void *buf)
@@ -824,6 +884,19 @@ int stalefs_io_dirty_iterate(struct stalefs_io *io, int (*fn)(u64 block, const v
 		ret = fn(dirty[i]->block, dirty[i]->data, priv);
 	free(dirty);
 	return ret;
+}
+
+errcode_t stalefs_io_write_back(struct stalefs_io *io, u64 block)
+{
+	struct cache_ent *e = io->count ? cache_find(io, block) : NULL;
+	errcode_t err;
+
+	if (!e || !e->dirty)
+		return 0;
+	err = raw_pwrite(io, block * io->block_size, io->block_size, e->data);
+	if (!err)
+		set_dirty(io, e, false);
+	return err;
 }
 
 errcode_t stalefs_io_sync(struct stalefs_io *io)

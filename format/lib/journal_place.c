@@ -108,6 +108,7 @@ errcode_t stalefs_journal_plan(const struct stalefs_geom *g, u64 blocks, u64 *st
 errcode_t stalefs_journal_place(stalefs_fs *fs, u64 blocks, u64 *start)
 {
 	const struct stalefs_geom *g = &fs->geom;
+	u64 limit = fs->alloc_end && fs->alloc_end < g->blocks_count ? fs->alloc_end : g->blocks_count;
 	u32 k;
 
 	if (blocks < STALEFS_JOURNAL_MIN_BLOCKS)
@@ -119,6 +120,10 @@ errcode_t stalefs_journal_place(stalefs_fs *fs, u64 blocks, u64 *start)
 		u64 first = stalefs_group_first_block(g, group) + stalefs_group_super_blocks(g, group);
 		u64 end = stalefs_group_first_block(g, group) + stalefs_group_nblocks(g, group);
 		u64 b, run = 0;
+
+		/* A shrink keeps it below alloc_end. */
+		if (end > limit)
+			end = limit;
 
 		if (le32_to_cpu(fs->groups[group].desc.bg_free_blocks_count) < blocks)
 			continue;
@@ -167,9 +172,26 @@ static errcode_t write_fresh(stalefs_fs *fs, u64 start, u32 blocks)
 	return err;
 }
 
-errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
+/* A journal's blocks at [start, start + blocks): where one may lie, free, written fresh, taken. */
+static errcode_t place_fresh(stalefs_fs *fs, u64 start, u32 blocks)
 {
 	const struct stalefs_geom *g = &fs->geom;
+	errcode_t err;
+
+	if (!stalefs_journal_range_ok(g, start, blocks))
+		return STALEFS_ERR_BAD_BLOCK_NUM;
+	if (!stalefs_block_range_free(fs, start, blocks))
+		return STALEFS_ERR_JOURNAL_NO_ROOM;
+	err = write_fresh(fs, start, blocks);
+	if (err)
+		return err;
+	stalefs_mark_block_range(fs, start, blocks);
+	stalefs_adjust_free_blocks(fs, stalefs_block_group(g, start), -(s64)blocks);
+	return 0;
+}
+
+errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
+{
 	errcode_t err;
 
 	if (!stalefs_fs_rw(fs))
@@ -180,11 +202,7 @@ errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
 		return STALEFS_ERR_JOURNAL_EXISTS;
 	if (blocks < STALEFS_JOURNAL_MIN_BLOCKS)
 		return STALEFS_ERR_JOURNAL_TOO_SMALL;
-	if (!stalefs_journal_range_ok(g, start, blocks))
-		return STALEFS_ERR_BAD_BLOCK_NUM;
-	if (!stalefs_block_range_free(fs, start, blocks))
-		return STALEFS_ERR_JOURNAL_NO_ROOM;
-	err = write_fresh(fs, start, blocks);
+	err = place_fresh(fs, start, blocks);
 	if (err)
 		return err;
 	fs->sb.s_journal_block = cpu_to_le64(start);
@@ -193,8 +211,29 @@ errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks)
 	fs->sb.s_feature_compat = cpu_to_le32(le32_to_cpu(fs->sb.s_feature_compat) |
 					      STALEFS_FEATURE_COMPAT_HAS_JOURNAL);
 	stalefs_journal_clear_recover(fs);
-	stalefs_mark_block_range(fs, start, blocks);
-	stalefs_adjust_free_blocks(fs, stalefs_block_group(g, start), -(s64)blocks);
+	return 0;
+}
+
+errcode_t stalefs_journal_relocate(stalefs_fs *fs, u64 start)
+{
+	u64 old = le64_to_cpu(fs->sb.s_journal_block);
+	u32 blocks = le32_to_cpu(fs->sb.s_journal_blocks);
+	errcode_t err;
+
+	if (!stalefs_fs_rw(fs))
+		return STALEFS_ERR_RO_FILSYS;
+	if (!fs->bitmaps_loaded)
+		return STALEFS_ERR_NO_BITMAPS;
+	if (!(le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL))
+		return STALEFS_ERR_NO_JOURNAL;
+	err = place_fresh(fs, start, blocks);
+	if (err)
+		return err;
+	err = stalefs_free_blocks(fs, old, blocks);
+	if (err)
+		return err;
+	fs->sb.s_journal_block = cpu_to_le64(start);
+	stalefs_mark_super_dirty(fs);
 	return 0;
 }
 

@@ -113,13 +113,14 @@ static u32 advance(const struct stalefs_journal *j, u32 n, u32 by)
 	return n;
 }
 
-/* A target the log may not write: outside the filesystem, the boot area and primary superblock
- * (never journaled), or the journal itself.  The kernel never logs such a block. */
+/* A target the log may not write: outside the filesystem, the boot area before the primary
+ * superblock's block (only a grow journals that block: FORMAT.md 12), or the journal itself.
+ * The kernel never logs such a block. */
 static bool bad_target(const struct stalefs_journal *j, u64 block)
 {
 	const struct stalefs_geom *g = &j->fs->geom;
 
-	return block <= g->sb_block || block >= g->blocks_count ||
+	return block < g->sb_block || block >= g->blocks_count ||
 	       (block >= j->fs_start && block - j->fs_start < j->maxlen);
 }
 
@@ -174,6 +175,8 @@ static errcode_t replay_tags(struct recovery *rc, u32 *next, u32 seq)
 			if (err)
 				return err;
 			rc->st->blocks_replayed++;
+			if (target == j->fs->geom.sb_block)
+				rc->st->super_replayed = true;
 		}
 		off += sizeof(*tag);
 		if (!(flags & STALEFS_JBD2_FLAG_SAME_UUID))
@@ -445,6 +448,16 @@ errcode_t stalefs_journal_recover(stalefs_fs *fs, struct stalefs_journal_recover
 	st->transactions = st->end_sequence - st->start_sequence;
 	if (!err)
 		err = rc.deferred;
+	/* A grow's transaction holds the superblock: from now on it says what the filesystem is. */
+	if (st->super_replayed) {
+		errcode_t e2 = stalefs_reload_super(fs);
+
+		if (e2) {
+			snprintf(st->detail, sizeof(st->detail), "the superblock the journal holds does not verify");
+			if (!err)
+				err = e2;
+		}
+	}
 	/* Restart the log past the first transaction not replayed, as jbd2 and e2fsck do: an
 	 * incomplete one's blocks can then never pass for the next transaction. */
 	if (!err)

@@ -135,14 +135,12 @@ errcode_t stalefs_journal_read_super(stalefs_fs *fs, struct stalefs_jbd2_super *
 	return err;
 }
 
-errcode_t stalefs_journal_write_super(stalefs_fs *fs, struct stalefs_jbd2_super *jsb)
+/* jsb (checksummed) into block 0 of the journal at filesystem block `block`. */
+static errcode_t put_jsb(stalefs_fs *fs, u64 block, struct stalefs_jbd2_super *jsb)
 {
 	u8 *buf;
-	u64 block;
-	errcode_t err = journal_block0(fs, &block);
+	errcode_t err;
 
-	if (err)
-		return err;
 	if (!stalefs_fs_rw(fs))
 		return STALEFS_ERR_RO_FILSYS;
 	stalefs_jsb_set_csum(jsb);
@@ -156,6 +154,19 @@ errcode_t stalefs_journal_write_super(stalefs_fs *fs, struct stalefs_jbd2_super 
 	}
 	free(buf);
 	return err;
+}
+
+errcode_t stalefs_journal_write_super(stalefs_fs *fs, struct stalefs_jbd2_super *jsb)
+{
+	u64 block;
+	errcode_t err = journal_block0(fs, &block);
+
+	return err ? err : put_jsb(fs, block, jsb);
+}
+
+errcode_t stalefs_journal_put_super(struct stalefs_journal *j)
+{
+	return put_jsb(j->fs, j->fs_start, &j->jsb);
 }
 
 void stalefs_journal_clear_recover(stalefs_fs *fs)

@@ -134,6 +134,7 @@ void stalefs_jtrans_abort(struct stalefs_jtrans *t)
 	free(t);
 }
 
+/* Log blocks go straight out: they mean nothing without their commit block, which follows. */
 static errcode_t put_log_block(struct stalefs_journal *j, u32 n, const void *buf)
 {
 	return stalefs_io_write_data(j->fs->io, j->fs_start + n, 1, buf);
@@ -284,8 +285,11 @@ errcode_t stalefs_jtrans_commit(struct stalefs_jtrans *t, int flags)
 		j->jsb.s_feature_incompat = htobe32(be32toh(j->jsb.s_feature_incompat) | STALEFS_JBD2_INCOMPAT_REVOKE);
 		jsb_dirty = true;
 	}
+	/* Before the transaction's blocks, as jbd2: a log it starts must be found (s_start). */
 	if (jsb_dirty) {
-		err = stalefs_journal_write_super(fs, &j->jsb);
+		err = stalefs_journal_put_super(j);
+		if (!err && (flags & STALEFS_JTRANS_DURABLE))
+			err = stalefs_io_sync(fs->io);
 		if (err)
 			goto out;
 	}

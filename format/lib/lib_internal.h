@@ -26,11 +26,9 @@ u32 stalefs_io_dirty_count(const struct stalefs_io *io);
 int stalefs_io_dirty_iterate(struct stalefs_io *io, int (*fn)(u64 block, const void *data, void *priv), void *priv);
 /* Drop cached copies of blocks (freed ones: what they held means nothing now), dirty or not. */
 void stalefs_io_forget(struct stalefs_io *io, u64 block, u64 count);
-void *stalefs_xcalloc(size_t n, size_t size);
-void *stalefs_xmalloc(size_t size);
-void *stalefs_xrealloc(void *old, size_t size);
+/* Write one dirty cached block in place now (a held one too: the commit's own order). */
+errcode_t stalefs_io_write_back(struct stalefs_io *io, u64 block);
 void stalefs_extent_list_normalise(struct stalefs_extent_list *l);
-errcode_t stalefs_extent_free_nodes(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode);
 errcode_t stalefs_free_extent_blocks(stalefs_fs *fs, const struct stalefs_extent_list *l);
 
 /* Move the bg_orphan_count of ino's group by delta (never below 0). */

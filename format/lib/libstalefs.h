@@ -72,9 +72,13 @@ errcode_t stalefs_io_write(struct stalefs_io *io, u64 block, u32 count, const vo
 errcode_t stalefs_io_write_data(struct stalefs_io *io, u64 block, u32 count, const void *buf);
 /* fsync the device if anything was written since the last one (the cache is not written back). */
 errcode_t stalefs_io_sync(struct stalefs_io *io);
-/* Byte-addressed I/O, uncached, for the superblock at 1024. */
+/* Byte-addressed I/O, uncached, for the superblock at 1024 (a read sees held blocks: txn.c). */
 errcode_t stalefs_io_pread(struct stalefs_io *io, u64 off, u32 len, void *buf);
 errcode_t stalefs_io_pwrite(struct stalefs_io *io, u64 off, u32 len, const void *buf);
+/* Discard bytes [off, off+len): a hole punched in a regular file, BLKDISCARD on a device
+ * (mkfs before it writes; the cache is dropped).  What the range reads afterwards is not
+ * promised.  EOPNOTSUPP when the device or the file's filesystem cannot. */
+errcode_t stalefs_io_trim(struct stalefs_io *io, u64 off, u64 len);
 /* Zero-fill blocks (punching the range of a regular file where possible). */
 errcode_t stalefs_io_zero(struct stalefs_io *io, u64 block, u64 count);
 errcode_t stalefs_io_flush(struct stalefs_io *io);	/* write back the cache and fsync */
@@ -129,10 +133,13 @@ typedef struct stalefs_fs {
 	u32 block_size;
 	u64 sb_block;			/* 0: primary; else the block of the backup we opened */
 	struct stalefs_group *groups;	/* geom.groups_count of them */
+	u32 ngroups_alloc;		/* entries allocated (a resize changes geom.groups_count) */
 	bool sb_dirty;
 	bool bitmaps_loaded;
 	bool write_backups;		/* rewrite backup superblocks/GDTs on flush */
 	u64 block_alloc_goal;
+	u64 alloc_end;			/* nonzero: blocks are allocated below it (a shrink) */
+	u32 ino_alloc_end;		/* nonzero: inodes are allocated at or below it */
 	u32 dir_hint_ino, dir_hint_lblk;	/* where the last directory entry went */
 	bool names_known_unique;	/* creators skip the existence lookup (mkfs -d: names come from readdir) */
 	/* how many verifier failures opening met (only with IGNORE_CSUM or FORCE) */
@@ -164,13 +171,23 @@ errcode_t stalefs_read_bitmaps(stalefs_fs *fs);
  * or finishing orphans, only when there is something to do). */
 errcode_t stalefs_set_overlay(stalefs_fs *fs);
 /* Forget the in-memory descriptors and bitmaps and read them again (after a journal
- * replay rewrote them underneath). */
+ * replay rewrote them underneath); the group count follows fs->geom. */
 errcode_t stalefs_reload_groups(stalefs_fs *fs);
+/* Take the primary superblock again from its block (through the cache: a journal replay
+ * wrote it), verified, with the geometry it describes; the groups are reloaded by the
+ * caller (stalefs_reload_groups).  STALEFS_ERR_SB_CORRUPT if it does not verify. */
+errcode_t stalefs_reload_super(stalefs_fs *fs);
 /* Read the superblock at byte offset off (1024 for the primary). */
 errcode_t stalefs_read_super(struct stalefs_io *io, u64 off, struct stalefs_super_block *sb);
 /* Byte offset of group's superblock copy. */
 u64 stalefs_super_offset(const struct stalefs_geom *g, u32 group);
 errcode_t stalefs_write_super_copy(stalefs_fs *fs, u32 group);
+/* The superblock copies and descriptor-table copies that lie in groups from first_group on
+ * (0: every backup), from the in-memory state (a grow writes its new groups' first). */
+errcode_t stalefs_write_backups_from(stalefs_fs *fs, u32 first_group);
+/* Take geometry ng (a resize): fs->groups follows its group count (new groups zeroed, the
+ * groups past its end dropped with their bitmaps); the superblock's fields are the caller's. */
+errcode_t stalefs_set_geometry(stalefs_fs *fs, const struct stalefs_geom *ng);
 
 /* Blocks. */
 errcode_t stalefs_read_block(stalefs_fs *fs, u64 block, void *buf);
@@ -193,18 +210,34 @@ bool stalefs_block_valid(const stalefs_fs *fs, u64 block);
  * running transaction is not handed out again before it commits (unless the same
  * transaction allocated it: then the committed state never saw it in use).  The superblock
  * is written in place, never journaled (its free counts are summaries fsck recomputes), as
- * the kernel module does.
+ * the kernel module does -- unless the transaction is STALEFS_TXN_ATOMIC.
  */
 /* Needs the has_journal feature (STALEFS_ERR_NO_JOURNAL) and an empty log (callers replay first:
  * STALEFS_ERR_NEEDS_RECOVERY).  Sets RECOVER and writes the superblock, durably, before any
  * transaction can commit. */
-errcode_t stalefs_txn_start(stalefs_fs *fs);
-/* Commit the running transaction (nothing to log: just make written data durable). */
+errcode_t stalefs_txn_start(stalefs_fs *fs, unsigned flags);
+/*
+ * Every commit is whole or not done at all (resize.stalefs): the superblock is logged with
+ * the rest and written in place last (a resize changes the size it gives, a journal move the
+ * journal it names: the log is written to the journal open at start), and a transaction too
+ * large for the log fails with STALEFS_ERR_JOURNAL_FULL instead of going in place.
+ */
+#define STALEFS_TXN_ATOMIC	0x1
+/* Commit the running transaction (nothing to log: just make written data durable).  Held
+ * blocks past the filesystem's end at the last commit (a grow's new groups: nothing committed
+ * names them) go in place before the log, unlogged. */
 errcode_t stalefs_txn_commit(stalefs_fs *fs);
 /* Commit, leave the journaled path, clear RECOVER (the log is empty) and write the superblock. */
 errcode_t stalefs_txn_stop(stalefs_fs *fs);
+/* Leave the journaled path without committing: what the running transaction changed is dropped
+ * unwritten (the device keeps the last committed state).  The in-memory filesystem still has
+ * the changes: free it (stalefs_free), never flush it. */
+void stalefs_txn_abort(stalefs_fs *fs);
 /* The running transaction has grown to a quarter of the log: commit before it grows more. */
 bool stalefs_txn_should_commit(const stalefs_fs *fs);
+/* Blocks one transaction should stay within (a quarter of the log, as jbd2 bounds one), for
+ * callers that plan their commits (a shrink moving many blocks). */
+u32 stalefs_txn_room(const stalefs_fs *fs);
 /* Blocks the running transaction freed that are not free for allocation before it commits. */
 u64 stalefs_txn_busy_blocks(const stalefs_fs *fs);
 struct stalefs_txn_stats {
@@ -224,6 +257,8 @@ void stalefs_unmark_inode(stalefs_fs *fs, u32 ino);
 /* Allocate up to `want` contiguous blocks at or after goal; updates all counts. */
 errcode_t stalefs_alloc_blocks(stalefs_fs *fs, u64 goal, u32 want, u64 *start, u32 *got);
 errcode_t stalefs_alloc_block(stalefs_fs *fs, u64 goal, u64 *block);
+/* Free the node blocks of the inode's tree (its data blocks are the caller's). */
+errcode_t stalefs_extent_free_nodes(stalefs_fs *fs, u32 ino, const struct stalefs_inode *inode);
 errcode_t stalefs_free_blocks(stalefs_fs *fs, u64 start, u64 count);
 /* Allocate an inode near the parent's group; updates counts and dirs. */
 errcode_t stalefs_alloc_inode(stalefs_fs *fs, u32 parent, u16 mode, u32 *ino);
@@ -568,6 +603,7 @@ struct stalefs_mkfs_params {
 	u32 root_uid, root_gid;
 	u16 root_mode;			/* permission bits of / */
 	bool zero_itables;		/* lazy_itable_init=0: write every inode table */
+	bool no_discard;		/* -E nodiscard, -K: leave the device's blocks as they are */
 	/* With has_journal: the journal's size in blocks; 0 picks the default for the size
 	 * (stalefs_journal_default_blocks), which is no journal on a tiny filesystem. */
 	u32 journal_blocks;
@@ -640,6 +676,10 @@ errcode_t stalefs_journal_create(stalefs_fs *fs, u64 start, u32 blocks);
 /* Make the recorded journal new where it is (a journal superblock beyond repair): the log
  * zeroed, a fresh journal superblock, RECOVER cleared.  Whatever the log held is lost. */
 errcode_t stalefs_journal_reset(stalefs_fs *fs);
+/* Move the journal (its log empty) to [start, start+s_journal_blocks): a fresh journal written
+ * there, its blocks marked, the old run freed, the superblock pointed at it.  In an atomic
+ * transaction (txn.c) the old journal logs the move and the superblock goes last. */
+errcode_t stalefs_journal_relocate(stalefs_fs *fs, u64 start);
 
 /* An open journal: the geometry comes from the filesystem superblock, the log state
  * (s_start, s_sequence) from the journal superblock. */
@@ -659,6 +699,9 @@ struct stalefs_journal {
 #define STALEFS_JOURNAL_FORCE	0x1	/* open despite a journal superblock that fails verification */
 errcode_t stalefs_journal_open(stalefs_fs *fs, int flags, struct stalefs_journal **ret);
 void stalefs_journal_close(struct stalefs_journal *j);
+/* Write j->jsb (checksummed) to this journal's block 0, straight to the device: the journal
+ * j was opened on, whatever the superblock names by now (a journal move). */
+errcode_t stalefs_journal_put_super(struct stalefs_journal *j);
 /* Journal block n (0 <= n < maxlen), past the cache. */
 errcode_t stalefs_journal_read_block(struct stalefs_journal *j, u32 n, void *buf);
 /* The next log block after n, wrapping from maxlen - 1 to first. */
@@ -685,6 +728,7 @@ struct stalefs_journal_recovery {
 	u64 bad_blocks;			/* journaled blocks not written: checksum or target wrong */
 	u32 jsb_errno;			/* s_errno: nonzero if the kernel aborted the journal */
 	bool was_empty;			/* s_start was 0: nothing to replay */
+	bool super_replayed;		/* the primary superblock's block was written (a grow) */
 	bool commit_csum_failed;	/* the log ended at a commit block that fails its checksum */
 	bool stale_end;			/* it ended at blocks left from an earlier use of the log */
 	char detail[256];		/* where the log ended or what is corrupt, for the user */
@@ -1057,6 +1101,13 @@ errcode_t stalefs_timeline(stalefs_fs *fs, const struct stalefs_timeline_opts *o
 			   struct stalefs_timeline_stats *st);
 
 /* ---- small helpers ---- */
+/* A tool's start: its name as invoked (argv[0]'s last part, else name), stdout
+ * line-buffered, the com_err table loaded. */
+const char *stalefs_tool_start(int argc, char **argv, const char *name);
+/* Allocation that aborts with a message when memory runs out (the tools have no way on). */
+void *stalefs_xcalloc(size_t n, size_t size);
+void *stalefs_xmalloc(size_t size);
+void *stalefs_xrealloc(void *old, size_t size);
 /* The device, or a loop device backed by this image file, is mounted (per /proc/mounts). */
 bool stalefs_device_is_mounted(const char *device);
 /*

@@ -216,6 +216,8 @@ void stalefs_print_super(FILE *f, stalefs_fs *fs)
 	fprintf(f, "Inode size:               %u\n", le16_to_cpu(sb->s_inode_size));
 	fprintf(f, "Group count:              %u\n", le32_to_cpu(sb->s_groups_count));
 	fprintf(f, "GDT blocks:               %u\n", le32_to_cpu(sb->s_gdt_blocks));
+	if (le32_to_cpu(sb->s_feature_incompat) & STALEFS_FEATURE_INCOMPAT_META_BG)
+		fprintf(f, "First meta block group:   %u\n", le32_to_cpu(sb->s_first_meta_bg));
 	fprintf(f, "First inode:              %u\n", le32_to_cpu(sb->s_first_ino));
 	fprintf(f, "Lost+found inode:         %u\n", le32_to_cpu(sb->s_lpf_ino));
 	fprintf(f, "Checksum seed:            0x%08x\n", le32_to_cpu(sb->s_csum_seed));

@@ -247,3 +247,46 @@ free_block() {
 slot_of() {
 	dfs_out "imap $1" | sed -n 's/.*located at block \([0-9]*\), offset \(0x[0-9a-f]*\).*/\1 \2/p'
 }
+
+# grow_crash SIZE [-u]: $IMAGE grown to SIZE by resize.stalefs (on a copy), left as a crash
+# leaves it once the grow's transaction is in the journal (FORMAT.md 12): the blocks past the
+# old end (the new groups' superblock and descriptor copies) written in place, those inside
+# it (the superblock's block, the descriptor table, the last group's bitmap) only in the
+# journal, committed -- or, with -u, without its commit block, as a crash in the commit
+# leaves it.  The backups of the old groups are left as they were, as after a crash.
+grow_crash() {
+	local size=$1 flag=${2:-} bs old new jn js
+	bs=$(bsize)
+	read -r jn js < <(dfs_out stats | sed -n 's/^Journal: *\([0-9]*\) blocks at block \([0-9]*\).*/\1 \2/p')
+	cp "$IMAGE" "$WORK/before.img"
+	cp "$IMAGE" "$WORK/grown.img"
+	"$RESIZE" "$WORK/grown.img" "$size" >"$WORK/resize.out" 2>&1 || {
+		echo "resize.stalefs failed" >&2
+		cat "$WORK/resize.out" >&2
+		exit 1
+	}
+	truncate -s "$(stat -c %s "$WORK/grown.img")" "$IMAGE"
+	read -r old new < <(python3 - "$WORK/before.img" "$WORK/grown.img" "$bs" "${js:-0}" "${jn:-0}" <<'PY'
+import sys
+a, b = open(sys.argv[1], 'rb').read(), open(sys.argv[2], 'rb').read()
+bs, js, jn = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+oldn = len(a) // bs
+sb = 1 if bs == 1024 else 0
+def differ(i):
+    x = a[i*bs:(i+1)*bs] if i < oldn else bytes(bs)
+    return x != b[i*bs:(i+1)*bs]
+# inside the old end: group 0's blocks (the old groups' backups stay as they were); never the journal
+old = [i for i in range(sb, oldn) if differ(i) and not (js <= i < js + jn)]
+new = [i for i in range(oldn, len(b) // bs) if differ(i)]
+print(','.join(map(str, old)), ','.join(map(str, new)) or '-')
+PY
+	)
+	[ "$new" = - ] || put_blocks "$WORK/grown.img" "$new"
+	blocks_of "$WORK/grown.img" "$old" "$WORK/grow.bin"
+	printf '%s\n' "jo" "jw -b $old $WORK/grow.bin" "jc $flag" | "$DEBUGFS" -w -f - "$IMAGE" \
+		>"$WORK/debugfs.out" 2>&1 || {
+		echo "debugfs: writing the journal failed" >&2
+		cat "$WORK/debugfs.out" >&2
+		exit 1
+	}
+}

@@ -36,7 +36,7 @@ crash_round() {
 	[ "$w" = tree ] && bs=1024
 	rm -rf state img m && mkdir state && : >state/events
 	"$PCHECK" fill img $((64 << 20)) >/dev/null || fail "powercut-check fill"
-	mkimg img 64M -b $bs
+	mkimg img 64M -b $bs -E nodiscard	# the fill pattern stays
 	SFUSE_WRAP=()
 	[ "${kill%%:*}" = w ] && SFUSE_WRAP=(env LD_PRELOAD="$KILLPOINT" KILLPOINT_AT="${kill#w:}")
 	if ! sfuse_try_mount img m; then
@@ -87,7 +87,7 @@ count_points() {
 	local w=$1 bs=4096
 	[ "$w" = tree ] && bs=1024
 	rm -rf state img m && mkdir state
-	mkimg img 64M -b $bs
+	mkimg img 64M -b $bs -E nodiscard	# as crash_round makes it
 	SFUSE_WRAP=(env LD_PRELOAD="$KILLPOINT" KILLPOINT_COUNT="$PWD/points")
 	sfuse_mount img m
 	SFUSE_WRAP=()

@@ -9,7 +9,7 @@
 # by debugfs), 24-31 a hole.
 stale_image() {
 	"$PCHECK" fill img $((64 << 20)) >/dev/null || fail "powercut-check fill"
-	mkimg img 64M -G 4242
+	mkimg img 64M -G 4242 -E nodiscard	# the fill pattern stays
 	sfuse_mount img m
 	head -c 65536 /dev/zero | tr '\0' d >m/s
 	truncate -s 128K m/s

@@ -202,7 +202,13 @@ test_features() {
 	expect_unchanged img "$before"
 	run_mkfs -q -O ^extents img
 	expect_usage 'extents feature is required'
+	# meta_bg is a grow's to set (FORMAT.md 4), never a new filesystem's.
+	run_mkfs -q -O meta_bg img
+	expect_usage 'resize.stalefs sets it'
 	expect_unchanged img "$before"
+	run_mkfs -q -O ^meta_bg img
+	expect_rc 0
+	check_image img
 }
 
 test_extended_options() {

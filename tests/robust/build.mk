@@ -66,6 +66,15 @@ powercut-cache-soak-ext4: programs
 	tests/vm/run-vm --timeout 10800 tests/vm/soak/robust-powercut-cache-ext4-soak.sh
 SOAK_TARGETS += powercut-cache-soak powercut-cache-soak-ext4
 
+# Issue 27: power cuts over online grows (the grow workload, every mark and
+# flush, 3 rounds) and over -o discard (kept discards zero their range).
+.PHONY: powercut-grow-soak powercut-discard-soak
+powercut-grow-soak: kernel programs
+	tests/vm/run-vm --timeout 10800 tests/vm/soak/robust-powercut-grow-soak.sh
+powercut-discard-soak: kernel programs
+	tests/vm/run-vm --timeout 10800 tests/vm/soak/robust-powercut-discard-soak.sh
+SOAK_TARGETS += powercut-grow-soak powercut-discard-soak
+
 # ---- damaged images (issue 8 part 1) ----
 # walk-fs: the one-process walk and change of a mounted image the VM scenarios run.
 WALK_FS := $(BUILD)/walk-fs

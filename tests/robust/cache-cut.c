@@ -109,8 +109,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cache-cut: CUT, SEED and FROM are numbers\n");
 		return 2;
 	}
-	if (cm_parse_mode(a[2], &c.keep_pct)) {
-		fprintf(stderr, "cache-cut: bad mode '%s' (all, none, random, random:PERCENT)\n", a[2]);
+	if (cm_parse_cut_mode(a[2], &c.keep_pct, &c.discards)) {
+		fprintf(stderr, "cache-cut: bad mode '%s' (all, none, random, random:PERCENT; +discard)\n", a[2]);
 		return 2;
 	}
 	if (lw_open(&log, argv[2]))

@@ -146,7 +146,7 @@ static unsigned char sector_of(const char *path, uint64_t s)
 
 static void plan(struct lw_log *log, uint64_t cut, uint64_t seed, unsigned pct, struct cm_plan *p)
 {
-	struct cm_cut c = { cut, seed, pct };
+	struct cm_cut c = { cut, seed, pct, 0 };
 
 	ck_assert_int_eq(cm_plan(log, &c, p), 0);
 }
@@ -364,7 +364,7 @@ START_TEST(overlapping_writes_keep_their_order)
 	lw_close(&log);
 	/* Find seeds for each case from the model itself, then check the tool. */
 	for (uint64_t seed = 1; seed < 1000 && (!both || !first_only || !second_only); seed++) {
-		struct cm_cut c = { 3, seed, 50 };
+		struct cm_cut c = { 3, seed, 50, 0 };
 		int k1 = cm_keeps(&c, 1), k2 = cm_keeps(&c, 2);
 		if (k1 && k2 && !both)
 			both = seed;
@@ -404,6 +404,31 @@ START_TEST(discards_and_marks_write_nothing)
 	fresh_base();
 	must_run(make_cut(0, 5, 1, "all"));
 	ck_assert_int_eq(sector_of(img_path, 3), 'q');	/* the discard kept the old contents */
+}
+END_TEST
+
+/* "+discard": a discard kept in the cut zeroes its range; one dropped leaves the old bytes. */
+START_TEST(discards_applied_when_asked)
+{
+	struct lw_log log;
+
+	log_begin();
+	write_(3, 'q');
+	write_(4, 'r');
+	flush();
+	put(LW_DISCARD, 3, 2, 0);
+	mark("e1");
+	flush();
+	log_end(&log);
+	lw_close(&log);
+	fresh_base();
+	must_run(make_cut(0, 6, 1, "all+discard"));
+	ck_assert_int_eq(sector_of(img_path, 3), 0);
+	ck_assert_int_eq(sector_of(img_path, 4), 0);
+	fresh_base();
+	must_run(make_cut(0, 4, 1, "none+discard"));	/* cut before the flush: the discard was lost */
+	ck_assert_int_eq(sector_of(img_path, 3), 'q');
+	ck_assert_int_eq(sector_of(img_path, 4), 'r');
 }
 END_TEST
 
@@ -457,7 +482,7 @@ START_TEST(keep_percent_is_roughly_honoured)
 	const unsigned pct[3] = { 10, 50, 90 };
 
 	for (int k = 0; k < 3; k++) {
-		struct cm_cut c = { 777, 42, pct[k] };
+		struct cm_cut c = { 777, 42, pct[k], 0 };
 		for (uint64_t i = 0; i < 2000; i++)
 			counts[k] += (unsigned)cm_keeps(&c, i);
 		ck_assert_msg(counts[k] > 20 * pct[k] - 120 && counts[k] < 20 * pct[k] + 120,
@@ -515,6 +540,7 @@ static Suite *suite(void)
 	tcase_add_test(t, same_seed_same_disk);
 	tcase_add_test(t, overlapping_writes_keep_their_order);
 	tcase_add_test(t, discards_and_marks_write_nothing);
+	tcase_add_test(t, discards_applied_when_asked);
 	tcase_add_test(t, flush_data_without_fua_is_cached);
 	tcase_add_test(t, ambiguous_overlap_with_fua_is_counted);
 	tcase_add_test(t, keep_percent_is_roughly_honoured);

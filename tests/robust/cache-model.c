@@ -34,6 +34,21 @@ int cm_parse_mode(const char *s, unsigned *keep_pct)
 	return 0;
 }
 
+int cm_parse_cut_mode(const char *s, unsigned *keep_pct, int *discards)
+{
+	char mode[32];
+	size_t n = strlen(s);
+
+	*discards = n > 8 && !strcmp(s + n - 8, "+discard");
+	if (!*discards)
+		return cm_parse_mode(s, keep_pct);
+	if (n - 8 >= sizeof(mode))
+		return -1;
+	memcpy(mode, s, n - 8);
+	mode[n - 8] = '\0';
+	return cm_parse_mode(mode, keep_pct);
+}
+
 /* splitmix64's finaliser: a cheap hash whose every input bit moves every output bit. */
 static uint64_t mix(uint64_t x)
 {
@@ -56,7 +71,7 @@ enum cm_fate cm_fate(const struct cm_cut *c, uint64_t window, const struct lw_en
 {
 	if (e->index >= c->cut)
 		return CM_LATER;
-	if (!lw_has_data(e))
+	if (!lw_has_data(e) && !(c->discards && (e->flags & LW_DISCARD) && e->nr_sectors))
 		return CM_NOTHING;
 	if (e->index < window || (e->flags & LW_FUA))
 		return CM_DURABLE;

@@ -18,9 +18,13 @@
  *     reproduced from its seed alone and does not depend on the order in
  *     which entries are visited.
  * Kept writes land in log order, so of two overlapping writes the later
- * one wins when both are kept.  Discards are never applied (the old
- * contents stay: a file system must not rely on them).  With no flush
- * below CUT, W is 0.
+ * one wins when both are kept.  Discards are not applied (the old
+ * contents stay: a file system must not rely on them), unless the cut
+ * asks for it (discards, mode suffix "+discard"): a discard is then
+ * cached and kept or lost as a plain write is, and a kept one zeroes its
+ * range, as the blocks of a thin device or an image file read after one;
+ * so a discard of a block the file system still needed shows.  With no
+ * flush below CUT, W is 0.
  */
 #ifndef ROBUST_CACHE_MODEL_H
 #define ROBUST_CACHE_MODEL_H
@@ -41,6 +45,7 @@ struct cm_cut {
 	uint64_t cut;		/* entries [0, cut) happened */
 	uint64_t seed;
 	unsigned keep_pct;	/* chance (0..100) that a cached write survives */
+	int discards;		/* discards zero their range (when kept), else they do nothing */
 };
 
 /*
@@ -48,6 +53,8 @@ struct cm_cut {
  * (N percent); 0 or -1.
  */
 int cm_parse_mode(const char *s, unsigned *keep_pct);
+/* A mode with an optional "+discard": *discards says whether it was there. */
+int cm_parse_cut_mode(const char *s, unsigned *keep_pct, int *discards);
 
 /* Does a cut at c->cut keep the cached write at index? (pure) */
 int cm_keeps(const struct cm_cut *c, uint64_t index);

@@ -7,7 +7,7 @@
  *
  *   cache-workload NAME MNT STATE DMNAME LAST_EVENT SEED [STALE_GID]
  *
- * Runs workload NAME (unwritten, reuse, names, tree, mix) on the file
+ * Runs workload NAME (unwritten, reuse, names, tree, mix, grow) on the file
  * system mounted at MNT, which sits on the dm-log-writes device DMNAME.
  * Promises go to STATE/events in powercut-check's format:
  *   - after an fsync/fdatasync/syncfs returns (and the directories that
@@ -16,7 +16,9 @@
  *     after an unlink or rename made durable by fsync of the directory,
  *     "N gone PATH";
  *   - before anything changes a path with a promise, a mark and "N touch
- *     PATH" (the driver tracks promises, so no change slips by);
+ *     PATH" (the driver tracks promises, so no change slips by); before a
+ *     synced file is unlinked, "N unlinking PATH" instead: until the
+ *     unlink is durable the file is gone or whole;
  *   - "0 file-id ID INO" for every file it creates: its data are records
  *     naming ID and their own offset (data-record.h), so the checker can
  *     tell another file's data from this one's;
@@ -32,6 +34,10 @@
  * with NO_HIDE_STALE; without it that part is skipped, and said so.  Every
  * workload ends with work in flight (no promise); the caller unmounts.
  * The tree workload expects 1 KiB blocks, the others work with any size.
+ * The grow workload expects a file system smaller than its device and
+ * grows it twice (STALEFS_IOC_RESIZE_FS, ext4's EXT4_IOC_RESIZE_FS
+ * number): after each grow returns a mark is sent and "grew eN BLOCKS"
+ * printed, the promise that the file system is at least that large.
  * Any failing call ends the run with exit status 1 and the call named.
  */
 #include <errno.h>
@@ -44,6 +50,8 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/fs.h>
 #include <linux/falloc.h>
 #include "stalefs_ioctl.h"
 #include "data-record.h"
@@ -54,7 +62,7 @@
 #define MAX_IO (4 * MiB)
 #define MAX_PATHS 1024
 
-enum promise { NONE, CONTENT, GONE };
+enum promise { NONE, CONTENT, GONE, UNLINKING };
 
 /* Every path the workload touched: the file it names (id) and its promise. */
 static struct {
@@ -303,7 +311,16 @@ static void rmd(const char *path)
 
 static void unl(const char *path)
 {
-	change(path);
+	int i = slot(path);
+
+	/* A synced file stays whole until its unlink commits: a promise too (promises.h). */
+	if (paths[i].what == CONTENT) {
+		mark();
+		event("%ld unlinking %s\n", ev, path);
+		paths[i].what = UNLINKING;
+	} else {
+		change(path);
+	}
 	if (unlinkat(mnt, path, 0) < 0)
 		die("unlink %s", path);
 	paths[slot(path)].id = 0;
@@ -689,12 +706,72 @@ static void w_mix(long stale_gid)
 	truncate_("x/f2", 10 * KiB);
 }
 
+/* Grow the file system to blocks (of its block size); once the call returns the size is durable. */
+static void grow_to(uint64_t blocks)
+{
+	uint64_t arg = blocks;
+
+	if (ioctl(mnt, STALEFS_IOC_RESIZE_FS, &arg) < 0)
+		die("grow %s to %llu blocks", mnt_path, (unsigned long long)blocks);
+	mark();
+	printf("grew e%ld %llu\n", ev, (unsigned long long)blocks);
+}
+
+/*
+ * grow: files written before, between and after two online grows, the new
+ * space used (the later files need blocks past the old end), a file
+ * unlinked, and work in flight.  The grows cross into more groups (and,
+ * with small groups, past the descriptor table: META_BG).
+ */
+static void w_grow(void)
+{
+	char dev[256];
+	struct statfs st;
+	uint64_t dev_bytes;
+	int fd;
+
+	snprintf(dev, sizeof(dev), "/dev/mapper/%s", dm_name);
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &dev_bytes) < 0)
+		die("size of %s", dev);
+	close(fd);
+	if (fstatfs(mnt, &st) < 0)
+		die("statfs %s", mnt_path);
+	mkd("g");
+	fsync_(".");
+	wr("g/a", 0, 2 * MiB, BUF);
+	fsync_("g/a");
+	fsync_("g");
+	durable("g/a", NULL);
+	grow_to(dev_bytes / st.f_bsize * 2 / 3);
+	wr("g/b", 0, 4 * MiB, DIO);
+	wr("g/b", 4 * MiB, 2 * MiB, DIO);
+	fsync_("g/b");
+	fsync_("g");
+	durable("g/b", NULL);
+	wr("g/a", 1 * MiB, 256 * KiB, BUF);
+	fdatasync_("g/a");
+	durable("g/a", NULL);
+	grow_to(dev_bytes / st.f_bsize);
+	wr("g/c", 0, 4 * MiB, BUF);
+	wr("g/c", 4 * MiB, 2 * MiB, BUF);
+	fsync_("g/c");
+	fsync_("g");
+	durable("g/c", NULL);
+	unl("g/b");
+	fsync_("g");
+	gone("g/b");
+	/* In flight at the end. */
+	wr("g/d", 0, 4 * MiB, BUF);
+	wr("g/c", 0, 512 * KiB, DIO);
+}
+
 int main(int argc, char **argv)
 {
 	char *end;
 
 	if (argc != 7 && argc != 8) {
-		fprintf(stderr, "Usage: cache-workload unwritten|reuse|names|tree|mix MNT STATE DMNAME LAST_EVENT SEED [STALE_GID]\n");
+		fprintf(stderr, "Usage: cache-workload unwritten|reuse|names|tree|mix|grow MNT STATE DMNAME LAST_EVENT SEED [STALE_GID]\n");
 		return 2;
 	}
 	mnt_path = argv[2];
@@ -743,6 +820,8 @@ int main(int argc, char **argv)
 		w_tree();
 	else if (!strcmp(name, "mix"))
 		w_mix(stale_gid);
+	else if (!strcmp(name, "grow"))
+		w_grow();
 	else
 		return fprintf(stderr, "cache-workload: no workload '%s'\n", name), 2;
 	if (fclose(events) == EOF)

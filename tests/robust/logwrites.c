@@ -157,9 +157,12 @@ int lw_apply(const struct lw_log *log, const struct lw_entry *e, int img, uint64
 			(unsigned long long)e->nr_sectors, img_path);
 		return -1;
 	}
+	/* A discard applied (cache-model.h, "+discard"): its range reads zeros. */
+	if (e->flags & LW_DISCARD)
+		memset(buf, 0, sizeof(buf));
 	while (len) {
 		size_t n = len < sizeof(buf) ? (size_t)len : sizeof(buf);
-		if (pread(log->fd, buf, n, (off_t)from) != (ssize_t)n) {
+		if (!(e->flags & LW_DISCARD) && pread(log->fd, buf, n, (off_t)from) != (ssize_t)n) {
 			fprintf(stderr, "%s: entry %llu: cannot read its data\n", log->path,
 				(unsigned long long)e->index);
 			return -1;

@@ -19,11 +19,11 @@
 #include "fill-pattern.h"
 #include "data-record.h"
 
-enum what { NONE, CONTENT, GONE };
+enum what { NONE, CONTENT, GONE, CONTENT_OR_GONE };
 
 struct path {
 	char *path;
-	char *copy;		/* CONTENT: the saved content */
+	char *copy;		/* CONTENT, CONTENT_OR_GONE: the saved content */
 	char *xcopy;		/* the saved attribute list, or NULL */
 	char *target;		/* a symlink's promised target, or NULL */
 	enum what what;
@@ -194,6 +194,11 @@ static int apply(struct promises *p, const char *file, const struct line *l)
 	} else if (!strcmp(what, "touch") && k >= 2) {
 		q = path_slot(p, a);
 		q->what = NONE;
+		set_str(&q->xcopy, NULL);
+		set_str(&q->target, NULL);
+	} else if (!strcmp(what, "unlinking") && k >= 2) {
+		q = path_slot(p, a);
+		q->what = q->what == CONTENT ? CONTENT_OR_GONE : NONE;
 		set_str(&q->xcopy, NULL);
 		set_str(&q->target, NULL);
 	} else if (!strcmp(what, "gone") && k >= 2) {
@@ -577,7 +582,16 @@ int promises_verify(struct promises *p, const char *mnt_path, FILE *out)
 	for (size_t i = 0; i < p->npaths; i++) {
 		const struct path *q = &p->paths[i];
 
-		if (q->what == CONTENT) {
+		if (q->what == CONTENT_OR_GONE) {
+			struct stat st;
+			/* The unlink did not commit: the file must still be whole. */
+			if (!fstatat(mnt, q->path, &st, AT_SYMLINK_NOFOLLOW)) {
+				check_content(p, mnt, q);
+				verified++;
+			} else {
+				gone++;
+			}
+		} else if (q->what == CONTENT) {
 			check_content(p, mnt, q);
 			verified++;
 		} else if (q->what == GONE) {

@@ -11,6 +11,10 @@
  *                        "NAME HEXVALUE" a line, sorted by name
  *   N symlink PATH TARGET  a symlink made durable, reading TARGET
  *   N touch PATH         PATH is about to change: no promise until next sync
+ *   N unlinking PATH     PATH, synced, is about to be unlinked: until its next
+ *                        promise it is either gone or reads what it read at
+ *                        its sync (its blocks are neither reused nor
+ *                        discarded before the unlink commits)
  *   N gone PATH          unlink (or rename away) of PATH made durable
  *   N stale-ino INO      inode INO holds NO_HIDE_STALE blocks (never freed)
  *   N file-id ID INO     the workload created inode INO as file ID (an

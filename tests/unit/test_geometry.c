@@ -210,6 +210,85 @@ START_TEST(backups_on_disk)
 }
 END_TEST
 
+/*
+ * FORMAT.md 4, META_BG: 1 KiB blocks (16 descriptors a block), 40 groups of 256 blocks, the
+ * first descriptor block a table after each superblock copy in groups 0-15, blocks 1 and 2
+ * in their meta groups' first, second and last groups.
+ */
+START_TEST(meta_bg_layout)
+{
+	struct stalefs_geom old, g;
+	struct stalefs_super_block sb;
+	u64 where[8];
+	u32 i, grp, idx, n;
+
+	ck_assert_int_eq(stalefs_geom_init(&old, 10, 256ULL * 16, 256, 16, STALEFS_INODE_SIZE, true), 0);
+	ck_assert_uint_eq(old.gdt_blocks, 1);
+	ck_assert_uint_eq(old.first_meta_bg, 1);
+	ck_assert(!old.meta_bg);
+	ck_assert_int_eq(stalefs_geom_resize(&g, &old, 256ULL * 40, true, 1), 0);
+	ck_assert(g.meta_bg);
+	ck_assert_uint_eq(g.gdt_blocks, 3);
+	ck_assert_uint_eq(g.first_meta_bg, 1);
+	for (i = 0; i < 40; i++) {
+		u32 want_gdt, want_sup;
+
+		if (i < 16)
+			want_gdt = spec_has_backup(i) ? 1 : 0;
+		else
+			want_gdt = i % 16 == 0 || i % 16 == 1 || i % 16 == 15;
+		want_sup = (spec_has_backup(i) ? (i == 0 ? 2 : 1) : 0) + want_gdt;
+		ck_assert_msg(stalefs_group_gdt_blocks(&g, i) == want_gdt, "group %u", i);
+		ck_assert_msg(stalefs_group_super_blocks(&g, i) == want_sup, "group %u", i);
+		ck_assert(stalefs_group_in_table(&g, i) == (i < 16));
+	}
+	/* Where the primary and backup views read each block. */
+	ck_assert_uint_eq(stalefs_gdt_block_loc(&g, 0, 0), 2);
+	ck_assert_uint_eq(stalefs_gdt_block_loc(&g, 3, 0), 3 * 256 + 1);
+	ck_assert_uint_eq(stalefs_gdt_block_loc(&g, 25, 0), 256 + 1);	/* backup in a meta group: group 1's */
+	ck_assert_uint_eq(stalefs_gdt_block_loc(&g, 0, 1), 16 * 256);	/* group 16 has no superblock */
+	ck_assert_uint_eq(stalefs_gdt_block_loc(&g, 1, 1), 17 * 256);
+	ck_assert_uint_eq(stalefs_gdt_block_loc(&g, 0, 2), 32 * 256);
+	ck_assert_uint_eq(stalefs_gdt_block_loc(&g, 3, 2), 33 * 256);
+	/* Copies: block 1 in groups 16, 17, 31; block 2 in 32 and 33 (47 does not exist). */
+	n = stalefs_gdt_block_copies(&g, 1, where, 8);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_eq(where[0], 16 * 256);
+	ck_assert_uint_eq(where[1], 17 * 256);
+	ck_assert_uint_eq(where[2], 31 * 256);
+	n = stalefs_gdt_block_copies(&g, 2, where, 8);
+	ck_assert_uint_eq(n, 2);
+	n = stalefs_gdt_block_copies(&g, 0, where, 8);
+	ck_assert_uint_eq(n, 6);	/* groups 0, 1, 3, 5, 7, 9: 25 and 27 lie in a meta group */
+	ck_assert(stalefs_block_is_gdt(&g, 31 * 256, &grp, &idx));
+	ck_assert_uint_eq(grp, 31);
+	ck_assert_uint_eq(idx, 1);
+	ck_assert(stalefs_block_is_gdt(&g, 2, &grp, &idx));
+	ck_assert_uint_eq(idx, 0);
+	ck_assert(!stalefs_block_is_gdt(&g, 25 * 256, &grp, &idx));	/* the superblock copy */
+	ck_assert(!stalefs_block_is_gdt(&g, 25 * 256 + 1, &grp, &idx));
+	/* The superblock fields: META_BG and s_first_meta_bg go together, within the table. */
+	memset(&sb, 0, sizeof(sb));
+	sb.s_log_block_size = 0;
+	sb.s_blocks_count = cpu_to_le64(256 * 40);
+	sb.s_blocks_per_group = cpu_to_le32(256);
+	sb.s_inodes_per_group = cpu_to_le32(16);
+	sb.s_inode_size = cpu_to_le16(256);
+	sb.s_groups_count = cpu_to_le32(40);
+	sb.s_inodes_count = cpu_to_le32(640);
+	sb.s_gdt_blocks = cpu_to_le32(3);
+	sb.s_feature_ro_compat = cpu_to_le32(STALEFS_FEATURE_RO_COMPAT_SPARSE_SUPER);
+	sb.s_feature_incompat = cpu_to_le32(STALEFS_FEATURE_INCOMPAT_META_BG);
+	ck_assert_int_eq(stalefs_geom_from_super(&g, &sb), STALEFS_R_SB_META_BG);
+	sb.s_first_meta_bg = cpu_to_le32(4);
+	ck_assert_int_eq(stalefs_geom_from_super(&g, &sb), STALEFS_R_SB_META_BG);
+	sb.s_first_meta_bg = cpu_to_le32(1);
+	ck_assert_int_eq(stalefs_geom_from_super(&g, &sb), 0);
+	sb.s_feature_incompat = 0;
+	ck_assert_int_eq(stalefs_geom_from_super(&g, &sb), STALEFS_R_SB_META_BG);
+}
+END_TEST
+
 Suite *geometry_suite(void)
 {
 	Suite *s = suite_create("geometry");
@@ -223,6 +302,7 @@ Suite *geometry_suite(void)
 	tcase_add_test(tc, inode_location);
 	tcase_add_test(tc, super_offsets);
 	tcase_add_test(tc, backups_on_disk);
+	tcase_add_test(tc, meta_bg_layout);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -69,7 +69,8 @@ static const struct field fields[] = {
 	F(stalefs_super_block, s_journal_block, 0x170, 8),
 	F(stalefs_super_block, s_journal_blocks, 0x178, 4),
 	F(stalefs_super_block, s_journal_pad, 0x17C, 4),
-	F(stalefs_super_block, s_reserved, 0x180, 640),
+	F(stalefs_super_block, s_first_meta_bg, 0x180, 4),
+	F(stalefs_super_block, s_reserved, 0x184, 636),
 
 	F(stalefs_group_desc, bg_block_bitmap, 0x00, 8),
 	F(stalefs_group_desc, bg_inode_bitmap, 0x08, 8),

@@ -1,12 +1,15 @@
 /*
- * The journaled write path (txn.c) and the block sets under it: metadata
- * stays off the device until a commit, the log of a commit replays the
- * pre-commit image into the post-commit one, the device only ever holds a
- * committed state, blocks freed by a running transaction are not reused
- * before it commits (unless it allocated them itself), RECOVER is set while
- * it runs and cleared when it stops, a transaction too large for the log is
- * still written (and counted), and new data blocks are written before the
- * commit that maps them.
+ * The journaled write path (txn.c: stalefs-fuse's writes, resize.stalefs's
+ * steps) and the block sets under it: metadata stays off the device until a
+ * commit, the log of a commit replays the pre-commit image into the
+ * post-commit one (with STALEFS_TXN_ATOMIC the superblock too), the device
+ * only ever holds a committed state, an abort leaves it as it was, blocks
+ * freed by a running transaction are not reused before it commits (unless
+ * it allocated them itself), RECOVER is set while it runs and cleared when
+ * it stops, a transaction too large for the log is still written (and
+ * counted) or, atomic, refused with nothing written, and new data blocks
+ * are written before the commit that maps them.  (Held blocks past the old
+ * end, a grow's, are tests/resize's: t-grow and the kill runs.)
  */
 #include <fcntl.h>
 #include <unistd.h>
@@ -46,14 +49,30 @@ static stalefs_fs *open_copy(struct scratch *copy, const u8 *img, int flags)
 }
 
 /* Journaled, with a cache of 8 blocks: held blocks cannot hide in a large cache. */
-static stalefs_fs *mkfs_txn(struct scratch *s, u32 bs)
+static stalefs_fs *mkfs_txn_flags(struct scratch *s, u32 bs, unsigned flags)
 {
 	stalefs_fs *fs = scratch_mkfs(s, TXN_IMG, bs);
 
 	ck_assert(le32_to_cpu(fs->sb.s_feature_compat) & STALEFS_FEATURE_COMPAT_HAS_JOURNAL);
-	ck_ok(stalefs_txn_start(fs));
+	ck_ok(stalefs_txn_start(fs, flags));
 	stalefs_io_set_cache_limit(fs->io, 8);
 	return fs;
+}
+
+static stalefs_fs *mkfs_txn(struct scratch *s, u32 bs)
+{
+	return mkfs_txn_flags(s, bs, 0);
+}
+
+/* Drop the in-memory state unwritten (a crash, or a stale one), open as fsck does and replay. */
+static stalefs_fs *crash_and_recover(struct scratch *s, struct stalefs_journal_recovery *r)
+{
+	stalefs_free(s->fs);
+	s->fs = NULL;
+	ck_ok(stalefs_open(s->path, STALEFS_OPEN_RW | STALEFS_OPEN_JOURNAL, 0, 0, &s->fs));
+	ck_ok(stalefs_journal_recover(s->fs, r));
+	ck_assert(!(le32_to_cpu(s->fs->sb.s_feature_incompat) & STALEFS_FEATURE_INCOMPAT_RECOVER));
+	return s->fs;
 }
 
 START_TEST(block_sets)
@@ -143,7 +162,7 @@ START_TEST(needs_a_clean_journal)
 	fs = scratch_mkfs(&s, TXN_IMG, 1024);
 	ck_ok(stalefs_journal_remove(fs));
 	fs = scratch_reopen(&s);
-	ck_err(stalefs_txn_start(fs), STALEFS_ERR_NO_JOURNAL);
+	ck_err(stalefs_txn_start(fs, 0), STALEFS_ERR_NO_JOURNAL);
 	scratch_done(&s);
 	/* A log with a transaction in it: replay first. */
 	fs = scratch_mkfs(&s, TXN_IMG, 1024);
@@ -155,13 +174,13 @@ START_TEST(needs_a_clean_journal)
 	stalefs_journal_close(j);
 	ck_ok(stalefs_close(fs));
 	ck_ok(stalefs_open(s.path, STALEFS_OPEN_RW | STALEFS_OPEN_JOURNAL, 0, 0, &s.fs));
-	ck_err(stalefs_txn_start(s.fs), STALEFS_ERR_NEEDS_RECOVERY);
+	ck_err(stalefs_txn_start(s.fs, STALEFS_TXN_ATOMIC), STALEFS_ERR_NEEDS_RECOVERY);
 	scratch_done(&s);
 	/* Read-only: no. */
 	fs = scratch_mkfs(&s, TXN_IMG, 1024);
 	ck_ok(stalefs_close(fs));
 	ck_ok(stalefs_open(s.path, 0, 0, 0, &s.fs));
-	ck_err(stalefs_txn_start(s.fs), STALEFS_ERR_RO_FILSYS);
+	ck_err(stalefs_txn_start(s.fs, 0), STALEFS_ERR_RO_FILSYS);
 	scratch_done(&s);
 }
 END_TEST
@@ -182,6 +201,8 @@ START_TEST(recover_flag_follows)
 	u32 ino;
 
 	ck_assert(disk_incompat(&s) & STALEFS_FEATURE_INCOMPAT_RECOVER);
+	/* A quarter of the log, as jbd2 bounds a transaction (what resize.stalefs plans by). */
+	ck_assert_uint_eq(stalefs_txn_room(fs), (le32_to_cpu(fs->sb.s_journal_blocks) - 1) / 4);
 	ck_ok(stalefs_create(fs, STALEFS_ROOT_INO, "a", STALEFS_S_IFREG | 0644, 0, 0, &ino));
 	ck_ok(stalefs_flush(fs));
 	ck_assert(disk_incompat(&s) & STALEFS_FEATURE_INCOMPAT_RECOVER);
@@ -283,7 +304,8 @@ static void expect_same_outside_journal(stalefs_fs *a, const u8 *ia, const u8 *i
 START_TEST(log_replays_the_commit)
 {
 	struct scratch s, c;
-	stalefs_fs *fs = mkfs_txn(&s, LOOP_BS), *cfs;
+	bool atomic = _i >= 2;
+	stalefs_fs *fs = mkfs_txn_flags(&s, _i % 2 ? 4096 : 1024, atomic ? STALEFS_TXN_ATOMIC : 0), *cfs;
 	struct stalefs_journal_recovery r;
 	struct stalefs_jbd2_super jsb;
 	u8 *before, *after, buf[256];
@@ -306,6 +328,11 @@ START_TEST(log_replays_the_commit)
 	}
 	ck_ok(stalefs_unlink(fs, STALEFS_ROOT_INO, "first", &ino));
 	ck_ok(stalefs_drop_link(fs, ino));
+	/* Atomic: what the superblock says beyond its summaries is logged too. */
+	if (atomic) {
+		memcpy(fs->sb.s_volume_name, "logged", 7);
+		stalefs_mark_super_dirty(fs);
+	}
 	ck_ok(stalefs_journal_read_super(fs, &jsb));
 	seq = be32toh(jsb.s_sequence);
 	before = image(&s);
@@ -327,9 +354,13 @@ START_TEST(log_replays_the_commit)
 		ck_assert(le32_to_cpu(sb.s_feature_incompat) & STALEFS_FEATURE_INCOMPAT_RECOVER);
 	}
 	cfs = open_copy(&c, before, STALEFS_OPEN_RW | STALEFS_OPEN_JOURNAL);
+	ck_assert_str_ne((const char *)cfs->sb.s_volume_name, "logged");
 	ck_ok(stalefs_journal_recover(cfs, &r));
 	ck_assert_uint_eq(r.transactions, 1);
 	ck_assert_uint_gt(r.blocks_replayed, 40);
+	ck_assert(r.super_replayed == atomic);
+	if (atomic)
+		ck_assert_str_eq((const char *)cfs->sb.s_volume_name, "logged");
 	ck_ok(stalefs_close(cfs));
 	c.fs = NULL;
 	{
@@ -463,7 +494,7 @@ START_TEST(too_large_for_the_log)
 	u32 i, ino, jblocks;
 	char name[16];
 
-	ck_ok(stalefs_txn_start(fs));
+	ck_ok(stalefs_txn_start(fs, 0));
 	jblocks = le32_to_cpu(fs->sb.s_journal_blocks);
 	/* Four inodes to a 1 KiB inode table block: every fourth create dirties a new one. */
 	for (i = 0; i < 4 * jblocks + 8; i++) {
@@ -490,6 +521,75 @@ START_TEST(too_large_for_the_log)
 }
 END_TEST
 
+
+/* The image is still the bytes of before (which this frees): what failed reached nothing. */
+static void expect_unchanged(const struct scratch *s, u8 *before, const char *what)
+{
+	u8 *after = image(s);
+
+	ck_assert_msg(!memcmp(before, after, TXN_IMG), "%s reached the device", what);
+	free(before);
+	free(after);
+}
+
+/* Atomic (a resize step): too large for the log is refused, nothing reaches its place. */
+START_TEST(atomic_too_large_fails)
+{
+	struct scratch s;
+	stalefs_fs *fs = scratch_mkfs_with(&s, TXN_IMG, 1024, many_inodes);
+	struct stalefs_journal_recovery r;
+	u32 i, ino, jblocks;
+	char name[16];
+	u8 *before;
+
+	ck_ok(stalefs_txn_start(fs, STALEFS_TXN_ATOMIC));
+	before = image(&s);
+	jblocks = le32_to_cpu(fs->sb.s_journal_blocks);
+	for (i = 0; i < 4 * jblocks + 8; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		ck_ok(stalefs_create(fs, STALEFS_ROOT_INO, name, STALEFS_S_IFREG | 0644, 0, 0, &ino));
+	}
+	ck_err(stalefs_txn_commit(fs), STALEFS_ERR_JOURNAL_FULL);
+	/* Broken: nothing more is written, not even by a stop. */
+	ck_err(stalefs_txn_stop(fs), STALEFS_ERR_JOURNAL_ABORTED);
+	stalefs_txn_abort(fs);
+	ck_assert_ptr_null(fs->txn);
+	expect_unchanged(&s, before, "a refused transaction");
+	/* The state before it, with an empty log (RECOVER goes at the replay). */
+	fs = crash_and_recover(&s, &r);
+	ck_assert(r.was_empty);
+	ck_err(stalefs_namei(fs, STALEFS_ROOT_INO, "f0", false, &ino), STALEFS_ERR_NOT_FOUND);
+	scratch_done(&s);
+}
+END_TEST
+
+/* An abort drops what the transaction changed, unwritten; reads see the device again. */
+START_TEST(abort_leaves_the_device)
+{
+	struct scratch s;
+	stalefs_fs *fs = mkfs_txn_flags(&s, 4096, STALEFS_TXN_ATOMIC);
+	struct stalefs_journal_recovery r;
+	u8 *before, buf[4096];
+	u64 target = fs->geom.blocks_count - 10, blk;
+
+	before = image(&s);	/* RECOVER is on disk from the start on */
+	memset(buf, 0xab, sizeof(buf));
+	ck_ok(stalefs_write_block(fs, target, buf));
+	ck_ok(stalefs_alloc_block(fs, target - 300, &blk));
+	memset(buf, 0, sizeof(buf));
+	ck_ok(stalefs_read_block(fs, target, buf));
+	ck_assert_uint_eq(buf[100], 0xab);	/* reads see the held block */
+	stalefs_txn_abort(fs);
+	ck_ok(stalefs_read_block(fs, target, buf));
+	ck_assert_uint_ne(buf[100], 0xab);
+	expect_unchanged(&s, before, "an aborted transaction");
+	fs = crash_and_recover(&s, &r);
+	ck_assert(r.was_empty);
+	ck_assert(!stalefs_test_block(fs, blk));
+	scratch_done(&s);
+}
+END_TEST
+
 Suite *txn_suite(void)
 {
 	Suite *s = suite_create("txn");
@@ -501,10 +601,12 @@ Suite *txn_suite(void)
 	tcase_add_test(tc, needs_a_clean_journal);
 	tcase_add_test(tc, recover_flag_follows);
 	tcase_add_loop_test(tc, held_until_commit, 0, 2);
-	tcase_add_loop_test(tc, log_replays_the_commit, 0, 2);
+	tcase_add_loop_test(tc, log_replays_the_commit, 0, 4);
 	tcase_add_test(tc, freed_blocks_wait_for_commit);
 	tcase_add_test(tc, data_before_mapping);
 	tcase_add_test(tc, too_large_for_the_log);
+	tcase_add_test(tc, atomic_too_large_fails);
+	tcase_add_test(tc, abort_leaves_the_device);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -202,6 +202,10 @@ M(sb_journal_past_end, set_journal(c, c->g.blocks_count - 1000, 4096))
 M(sb_journal_pad, set_journal(c, 40000, 4096); SB.s_journal_pad = cpu_to_le32(1))
 M(sb_journal_no_feature, SB.s_journal_blocks = cpu_to_le32(4096))
 M(sb_recover_no_journal, SB.s_feature_incompat |= cpu_to_le32(STALEFS_FEATURE_INCOMPAT_RECOVER))
+M(sb_meta_bg_no_field, SB.s_feature_incompat |= cpu_to_le32(STALEFS_FEATURE_INCOMPAT_META_BG))
+M(sb_meta_bg_no_feature, SB.s_first_meta_bg = cpu_to_le32(1))
+M(sb_meta_bg_past_table, SB.s_feature_incompat |= cpu_to_le32(STALEFS_FEATURE_INCOMPAT_META_BG);
+  SB.s_first_meta_bg = cpu_to_le32(le32_to_cpu(SB.s_gdt_blocks) + 1))
 
 /* group descriptor (group 1) */
 M(bg_csum, D.bg_free_blocks_count = cpu_to_le32(le32_to_cpu(D.bg_free_blocks_count) - 1))
@@ -355,6 +359,9 @@ static const struct vcase cases[] = {
 	C(R_SB_JOURNAL_RANGE, K_SB, sb_journal_pad),
 	C(R_SB_JOURNAL_NO_FEATURE, K_SB, sb_journal_no_feature),
 	C(R_SB_RECOVER_NO_JOURNAL, K_SB, sb_recover_no_journal),
+	C(R_SB_META_BG, K_SB, sb_meta_bg_no_field),
+	C(R_SB_META_BG, K_SB, sb_meta_bg_no_feature),
+	C(R_SB_META_BG, K_SB, sb_meta_bg_past_table),
 
 	C(R_BG_CSUM, K_DESC_CSUM, bg_csum),
 	C(R_BG_BLOCK_BITMAP, K_DESC, bg_bb_on_super),

@@ -9,6 +9,8 @@
  *       -m MODE the raw mode word instead, -R the reserved field
  *   stale-ioctl info FILE       prints "stale_gid=G armed=A"
  *   stale-ioctl goingdown FLAGS PATH   FS_IOC_GOINGDOWN on PATH (a file or directory)
+ *   stale-ioctl resize BLOCKS PATH     STALEFS_IOC_RESIZE_FS on PATH
+ *   stale-ioctl fitrim START LEN MINLEN PATH   FITRIM; prints "ok trimmed=BYTES"
  *
  * Prints "ok" and exits 0, or prints "errno NAME" and exits 1.
  */
@@ -19,13 +21,16 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <linux/fs.h>
 #include "stalefs_ioctl.h"
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: stale-ioctl falloc [-r|-a] [-k] [-n] [-m MODE] [-R RESERVED] OFFSET LENGTH FILE\n"
 			"       stale-ioctl info FILE\n"
-			"       stale-ioctl goingdown FLAGS PATH\n");
+			"       stale-ioctl goingdown FLAGS PATH\n"
+			"       stale-ioctl resize BLOCKS PATH\n"
+			"       stale-ioctl fitrim START LEN MINLEN PATH\n");
 	exit(2);
 }
 
@@ -80,6 +85,31 @@ int main(int argc, char **argv)
 		if (fd < 0)
 			return report(-1);
 		return report(ioctl(fd, STALEFS_IOC_GOINGDOWN, &how));
+	}
+	if (strcmp(argv[1], "resize") == 0) {
+		__u64 blocks;
+
+		if (argc != 4)
+			usage();
+		blocks = num(argv[2]);
+		fd = open(argv[3], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return report(-1);
+		return report(ioctl(fd, STALEFS_IOC_RESIZE_FS, &blocks));
+	}
+	if (strcmp(argv[1], "fitrim") == 0) {
+		struct fstrim_range r;
+
+		if (argc != 6)
+			usage();
+		r.start = num(argv[2]);
+		r.len = num(argv[3]);
+		r.minlen = num(argv[4]);
+		fd = open(argv[5], O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || ioctl(fd, FITRIM, &r) < 0)
+			return report(-1);
+		printf("ok trimmed=%llu\n", (unsigned long long)r.len);
+		return 0;
 	}
 	if (strcmp(argv[1], "falloc") != 0)
 		usage();

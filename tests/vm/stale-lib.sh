@@ -19,10 +19,11 @@ dev=$VM_DISK_SCRATCH
 mnt=/mnt/s
 mkdir -p $mnt
 
-# fresh_fs [mkfs options]: the pattern over the whole device, then mkfs.
+# fresh_fs [mkfs options]: the pattern over the whole device, then mkfs (without
+# its discard, which would take the pattern away: the old bytes are the test's).
 fresh_fs() {
 	xfs_io -d -c "pwrite -q -S 0xab -b 1m 0 $(blockdev --getsize64 "$dev")" "$dev"
-	"$MKFS_STALEFS" -q -F -b 4096 "$@" "$dev"
+	"$MKFS_STALEFS" -q -F -E nodiscard -b 4096 "$@" "$dev"
 }
 
 # The test's own users and groups: the host's passwd and group files with

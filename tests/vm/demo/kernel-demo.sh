@@ -56,11 +56,13 @@ secret_lines() { grep -a -c 'SECRET payroll' "$1" || true; }
 
 step "Inside the VM: Debian's $(uname -r) kernel with stalefs.ko loaded" \
 	"The scratch disk $dev has a past: a previous owner's data fills it (0xab" \
-	"bytes, as fstests' generic/042 does); mkfs does not erase a disk."
+	"bytes, as fstests' generic/042 does).  mkfs discards a disk by default (the" \
+	"old bytes may then read as zeros); -E nodiscard keeps them, as a disk that" \
+	"cannot discard would."
 show grep stalefs /proc/filesystems
 show xfs_io -d -c "pwrite -q -S 0xab -b 1m 0 $(blockdev --getsize64 "$dev")" "$dev"
 show od -A d -t x1 -N 32 "$dev"
-show mkfs.stalefs -q -F -b 4096 "$dev"
+show mkfs.stalefs -q -F -E nodiscard -b 4096 "$dev"
 show mount -t stalefs "$dev" $mnt
 
 step "Write a secret file, then delete it" \

@@ -15,7 +15,7 @@ mnt=/mnt/s
 mkdir -p $mnt
 sz=$(blockdev --getsz "$dev")
 xfs_io -d -c "pwrite -q -S 0xab -b 1m 0 256m" "$dev"
-"$MKFS_STALEFS" -q -F "$dev"
+"$MKFS_STALEFS" -q -F -E nodiscard "$dev"	# the pattern stays: it must never read back
 dmsetup create crash --table "0 $sz linear $dev 0"
 fdev=/dev/mapper/crash
 

@@ -12,7 +12,7 @@ S=$VM_SCRATCH
 
 note "fill the device with a pattern, then mkfs"
 xfs_io -d -c "pwrite -q -S 0xab -b 1m 0 256m" "$dev"
-"$MKFS_STALEFS" -q -F "$dev"
+"$MKFS_STALEFS" -q -F -E nodiscard "$dev"	# the pattern stays: it must never read back
 mkdir -p $mnt
 mount -t stalefs "$dev" $mnt
 

@@ -10,7 +10,7 @@ dev=$VM_DISK_SCRATCH
 mnt=/mnt/s
 S=$VM_SCRATCH
 xfs_io -d -c "pwrite -q -S 0xab -b 1m 0 256m" "$dev"
-"$MKFS_STALEFS" -q -F "$dev"
+"$MKFS_STALEFS" -q -F -E nodiscard "$dev"	# the pattern stays: it must never read back
 mkdir -p $mnt
 mount -t stalefs "$dev" $mnt
 f=$mnt/f

@@ -19,7 +19,7 @@ total=0
 for bs in 4096 1024; do
 	note "block size $bs: $ops operations per seed, seeds $seeds"
 	xfs_io -d -c "pwrite -q -S 0xab -b 1m 0 64m" "$dev"
-	"$MKFS_STALEFS" -q -F -b $bs "$dev"
+	"$MKFS_STALEFS" -q -F -E nodiscard -b $bs "$dev"	# the pattern stays: it must never read back
 	mount -t stalefs "$dev" $mnt
 	for seed in $seeds; do
 		"$FSX" -N "$ops" -S "$seed" -l $((2 << 20)) -D -M -O $S/model.$seed $mnt/fsx.$seed

@@ -15,7 +15,15 @@
 # (robust-powercut-cache-ext4.sh), without the NO_HIDE_STALE part.
 # Knobs (the soak sets them): PCC_WORKLOADS, PCC_ROUNDS, PCC_MARKS_MAX,
 # PCC_FLUSH_MAX, PCC_FLUSH_SEEDS, PCC_RANDOM, PCC_SEED, PCC_MIN_POINTS,
-# PCC_SAVE_MAX, PCC_MKFS_OPTS (added to mkfs's options).
+# PCC_SAVE_MAX, PCC_MKFS_OPTS (added to mkfs's options), PCC_MOUNT_OPTS
+# (added to the workload's mount, e.g. discard), PCC_DISCARDS=zero (kept
+# discards zero their range in the cut: cache-model.h "+discard").
+# The grow workload makes the file system a third of the device (1 KiB
+# blocks, 2 MiB groups, a 1 MiB journal: the grow is journaled) and grows it
+# online twice, across the descriptor table's end when the device has more
+# than 16 groups (robust-powercut-grow-soak.sh gives it 48 MiB); each cut
+# must then be at a size the workload had, at least the last one a returned
+# grow promised.
 # needs: stalefs
 # needs: dm-log-writes
 # disk: pcdata:32M:1q
@@ -33,6 +41,9 @@ SEED=${PCC_SEED:-1}
 MIN_POINTS=${PCC_MIN_POINTS:-1}
 SAVE_MAX=${PCC_SAVE_MAX:-6}		# failing cuts whose image is kept in $VM_RESULTS
 read -r -a MKFS_OPTS <<<"${PCC_MKFS_OPTS:-}"
+MOUNT_OPTS=${PCC_MOUNT_OPTS:-}
+MODE_SUFFIX=
+[[ ${PCC_DISCARDS:-} == zero ]] && MODE_SUFFIX=+discard
 CUT=$STALEFS_BUILD/cache-cut
 LOAD=$STALEFS_BUILD/cache-workload
 CHECK=$STALEFS_BUILD/powercut-check
@@ -43,10 +54,13 @@ done
 G=4242
 case $FS in
 stalefs)
-	mkfs_fs() { "$MKFS_STALEFS" -q -F -b "$2" -G $G "${MKFS_OPTS[@]}" "$1"; }
+	# mkfs_fs DEV BLOCKSIZE [SIZE [OPTIONS...]]
+	# -E nodiscard: the fill pattern must survive mkfs (a discard would zero it under PCC_DISCARDS=zero).
+	mkfs_fs() { "$MKFS_STALEFS" -q -F -b "$2" -G $G -E nodiscard "${MKFS_OPTS[@]}" "${@:4}" "$1" ${3:+"$3"}; }
 	# The workload's mount arms NO_HIDE_STALE; the checks mount disarmed.
-	work_opts=(-o nohide_stale_gid=$G)
+	work_opts=(-o "nohide_stale_gid=$G${MOUNT_OPTS:+,$MOUNT_OPTS}")
 	fsck_fs() { "$FSCK_STALEFS" -fn "$1"; }
+	fs_blocks() { "$DEBUGFS_STALEFS" -R "stats -h" "$1" 2>/dev/null | sed -n 's/^Block count: *//p'; }
 	stale_arg=$G
 	;;
 ext4)
@@ -54,9 +68,11 @@ ext4)
 		command -v $t >/dev/null || fail "$t is missing (e2fsprogs)"
 	done
 	# No discard: the replay keeps discarded blocks' old contents anyway.
-	mkfs_fs() { mkfs.ext4 -q -F -b "$2" -E nodiscard "${MKFS_OPTS[@]}" "$1"; }
+	mkfs_fs() { mkfs.ext4 -q -F -b "$2" -E nodiscard "${MKFS_OPTS[@]}" "${@:4}" "$1" ${3:+"$3"}; }
 	work_opts=()
+	[[ -z $MOUNT_OPTS ]] || work_opts=(-o "$MOUNT_OPTS")
 	fsck_fs() { e2fsck -fn "$1"; }
+	fs_blocks() { dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Block count: *//p'; }
 	stale_arg=
 	note "ext4 reference run: the mix workload runs without its NO_HIDE_STALE part (stalefs only)"
 	;;
@@ -79,7 +95,11 @@ total_points=0 failed_points=0 saved=0
 declare -A kinds=()	# kind of failure -> cuts that show it
 
 # The kernel log, streamed to a file once (a dmesg per cut costs ~0.3 s);
-# kmsg_since_last reads what was added since its last call.
+# kmsg_since_last reads what was added since its last call.  /dev/kmsg hands
+# a reader the whole ring buffer (dmesg -C does not clear it for them), and
+# cat may not have copied it all by the first call: records older than this
+# scenario (an earlier scenario's in the same boot) are dropped by their time.
+kmsg_start=$(awk '{ printf "%d", $1 * 1000000 }' /proc/uptime)
 : >"$W/kmsg"
 cat /dev/kmsg >>"$W/kmsg" &
 kmsg_pid=$!
@@ -87,12 +107,16 @@ trap 'kill $kmsg_pid 2>/dev/null || true' EXIT
 exec 5<"$W/kmsg"
 kmsg_partial=
 kmsg_new=()
+kmsg_old=0
 kmsg_since_last() {
 	local line
 	kmsg_new=()
 	while IFS= read -r line <&5; do
-		kmsg_new+=("$kmsg_partial$line")
+		line=$kmsg_partial$line
 		kmsg_partial=
+		# "PRIORITY,SEQ,MICROSECONDS,-;TEXT"; continuation lines go with their record.
+		[[ $line =~ ^[0-9]+,[0-9]+,([0-9]+), ]] && kmsg_old=$((BASH_REMATCH[1] < kmsg_start))
+		((kmsg_old)) || kmsg_new+=("$line")
 	done
 	kmsg_partial+=$line	# a line cat has not finished writing
 }
@@ -114,6 +138,7 @@ kinds_of() {
 	[[ $w == *"needs repair"* ]] && echo "fsck -fn needs repair after mount and umount"
 	[[ $w == *"after a clean umount is not clean"* ]] && echo "not clean after a clean umount"
 	[[ $w == *"mount failed"* ]] && echo "mount fails"
+	[[ $w == *"the file system has"* ]] && echo "the file system's size is not one it had, or a durable grow is undone"
 	[[ $w == *"the kernel logged"* ]] && echo "the kernel logs an error"
 	return 0
 }
@@ -153,10 +178,19 @@ record() {	# workload, block size, workload seed
 	rm -rf "$W/exp" "$W/events"
 	mkdir -p "$W/exp"
 	: >"$W/events"
+	: >"$W/grows"
 	"$CHECK" fill "$data"
 	"$CHECK" fill "$W/base.img" "$bytes"
 	dmsetup create pcc --table "0 $sz log-writes $data $log"
-	mkfs_fs /dev/mapper/pcc "$bs"
+	if [[ $wl == grow ]]; then
+		# A third of the device, in 2 MiB groups (16 to a 1 KiB descriptor block: on a
+		# 48 MiB device the second grow crosses the table's end), with a journal (the
+		# smallest, 1024 blocks, needs groups larger than 1 MiB).
+		mkfs_fs /dev/mapper/pcc "$bs" $((bytes / 3 / 1048576))M -g 2048 -J size=1
+	else
+		mkfs_fs /dev/mapper/pcc "$bs"
+	fi
+	first_blocks=$(fs_blocks /dev/mapper/pcc)
 	# Whatever mkfs left in the cache reaches the disk before e1.
 	xfs_io -c fsync /dev/mapper/pcc
 	dmsetup message pcc 0 mark e1	# the file system exists; no promises yet
@@ -164,6 +198,8 @@ record() {	# workload, block size, workload seed
 	out=$("$LOAD" "$wl" $m "$W" pcc 1 "$wseed" $stale_arg) || fail "workload $wl failed: $out"
 	[[ $out =~ last-event\ ([0-9]+) ]] || fail "workload $wl: no last event in: $out"
 	last=${BASH_REMATCH[1]}
+	# "grew eN BLOCKS": from mark N on the file system is at least BLOCKS large.
+	sed -n 's/^grew e\([0-9]*\) \([0-9]*\)$/\1 \2/p' <<<"$out" >"$W/grows"
 	umount $m
 	dmsetup message pcc 0 mark "e$((last + 1))"
 	dmsetup remove pcc
@@ -206,6 +242,21 @@ plan() {
 		"$W/entries" "$W/cuts" >"$W/cutplan"
 }
 
+# After grows: the cut's size is one the workload had, at least the last returned grow's.
+size_wrong() {
+	local got want=$first_blocks allowed=" $first_blocks " gev gblocks
+	got=$(fs_blocks "$W/cut.img")
+	while read -r gev gblocks; do
+		allowed+="$gblocks "
+		((gev <= upto)) && want=$gblocks
+	done <"$W/grows"
+	if [[ $allowed != *" $got "* ]]; then
+		echo "the file system has $got blocks, none of the sizes it had ($allowed)"
+	elif ((got < want)); then
+		echo "the file system has $got blocks, but a grow to $want had returned (a durable grow undone)"
+	fi
+}
+
 # ---- one cut: build the disk, mount, check, umount, fsck ----
 check_cut() {
 	local rc line why='' detail='' k summary
@@ -244,6 +295,8 @@ check_cut() {
 			if ((rc != 0)); then
 				why="fsck -fn after mount and umount exit $rc (needs repair)"
 				detail=$W/fsck.out
+			elif [[ -s $W/grows ]]; then
+				why=$(size_wrong)
 			fi
 		fi
 	fi
@@ -275,7 +328,7 @@ for ((round_no = 1; round_no <= ROUNDS; round_no++)); do
 	for wl in $WORKLOADS; do
 		wno=$((wno + 1))
 		bs=4096
-		[[ $wl == tree ]] && bs=1024
+		[[ $wl == tree || $wl == grow ]] && bs=1024
 		note "$FS round $round_no: $wl (${bs}-byte blocks): fill, mkfs, record"
 		record "$wl" $bs $((SEED * 100 + round_no))
 		n=$(wc -l <"$W/entries")
@@ -284,9 +337,10 @@ for ((round_no = 1; round_no <= ROUNDS; round_no++)); do
 		# Bytes of the log in use (header sector + entries with their data), to keep it on failure.
 		log_bytes=$(awk '{ b += 512; if ($2 ~ /W/) b += $4 * 512 } END { print b + 512 }' "$W/entries")
 		plan "$start" $((SEED * 1000000 + round_no * 10000 + wno * 1000))
-		note "$wl: $n log entries ($(grep -c ' W' "$W/entries") writes, $(awk '$2 ~ /F/' "$W/entries" | wc -l) flushes, $(awk '$2 ~ /U/' "$W/entries" | wc -l) FUA, $(awk '$2 == "M" && $5 ~ /^e/' "$W/entries" | wc -l) marks); $(wc -l <"$W/cutplan") cuts"
+		note "$wl: $n log entries ($(grep -c ' W' "$W/entries") writes, $(awk '$2 ~ /F/' "$W/entries" | wc -l) flushes, $(awk '$2 ~ /U/' "$W/entries" | wc -l) FUA, $(awk '$2 == "M" && $5 ~ /^e/' "$W/entries" | wc -l) marks, $(awk '$2 ~ /D/' "$W/entries" | wc -l) discards); $(wc -l <"$W/cutplan") cuts"
 		prev=0
 		while read -r E upto mode seed <&3; do
+			mode+=$MODE_SUFFIX
 			check_cut
 		done 3<"$W/cutplan"
 	done

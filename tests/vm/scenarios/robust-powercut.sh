@@ -150,7 +150,7 @@ round() {	# $1: round number
 	"$CHECK" fill "$data"
 	"$CHECK" fill "$W/state.img" "$bytes"
 	dmsetup create pc --table "0 $sz log-writes $data $log"
-	"$MKFS_STALEFS" -q -F -b 4096 -G $G /dev/mapper/pc
+	"$MKFS_STALEFS" -q -F -b 4096 -G $G -E nodiscard /dev/mapper/pc	# the fill pattern stays
 	mark			# e1: the file system exists; no promises yet
 	mount -t stalefs -o nohide_stale_gid=$G /dev/mapper/pc $m
 	workload

@@ -51,7 +51,7 @@ group_blocks() { echo 2048; }
 case $FS in
 stalefs)
 	# Small groups: 32 (1 KiB blocks) or 16 (4 KiB) on the 64 MiB disk.
-	mkfs_fs() { "$MKFS_STALEFS" -q -F -b "$2" -g "$(group_blocks "$2")" -G $G "$1"; }
+	mkfs_fs() { "$MKFS_STALEFS" -q -F -b "$2" -g "$(group_blocks "$2")" -G $G -E nodiscard "$1"; }	# the fill pattern stays
 	work_opts=(-o nohide_stale_gid=$G)
 	fsck_prog=$FSCK_STALEFS
 	stale_arg=$G
