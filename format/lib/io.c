@@ -502,18 +502,11 @@ errcode_t stalefs_io_write(struct stalefs_io *io, u64 block, u32 count, const vo
 
 errcode_t stalefs_io_write_data(struct stalefs_io *io, u64 block, u32 count, const void *buf)
 {
-	u32 i;
-
 	if (!io->writable)
 		return STALEFS_ERR_RO_FILSYS;
 	/* A cached copy (a block read through the cache, or what it held as metadata before it
 	 * was freed) would be stale: it goes. */
-	for (i = 0; i < count && io->count; i++) {
-		struct cache_ent *e = cache_find(io, block + i);
-
-		if (e)
-			cache_drop(io, e);
-	}
+	stalefs_io_forget(io, block, count);
 	return raw_pwrite(io, block * io->block_size, (size_t)count * io->block_size, buf);
 }
 
