@@ -29,7 +29,10 @@ fresh() {
 	esac
 	mount -t "$1" "$dev" $mnt
 }
-dstat() { awk '{ printf "reads %d (%d KiB), writes %d (%d KiB), flushes %d\n", $1, $3 / 2, $5, $7 / 2, $16 }' \
+# reads, writes, flushes, and the time requests spent queued or in flight
+# (ms, field 11) against the time the device was busy (ms, field 10):
+# their ratio is the mean number of requests in flight.
+dstat() { awk '{ printf "reads %d (%d KiB), writes %d (%d KiB), flushes %d, busy %d ms, queued %d ms\n", $1, $3 / 2, $5, $7 / 2, $16, $10, $11 }' \
 	"/sys/block/$disk/stat"; }
 
 # prof FS WHAT fio-args...: one fio run under perf; its figure, the
@@ -43,8 +46,9 @@ prof() {
 		fio --name=p --ioengine=psync --fallocate=none --output-format=terse --terse-version=3 "$@" |
 		awk -F';' '{ printf "fio: read %s KiB/s, write %s KiB/s, write IOPS %s\n", $7, $48, $49 }'
 	echo "device after:  $(dstat)"
+	# awk, not head: under pipefail a reader that stops early kills perf with SIGPIPE
 	perf report -q -i "$P" --no-children --sort symbol --stdio -g none 2>/dev/null |
-		awk 'NF && $1 ~ /%$/' | head -25
+		awk 'NF && $1 ~ /%$/ && n++ < 25 { print $1, $2, $3 }' 
 }
 
 xfs_io -d -c "pwrite -q -S 0x5a -b 1m 0 512m" "$dev"
