@@ -5,7 +5,7 @@
 # environment picks ab.sh's groups (default "dir rand"; all: "dir rand seq
 # fsync conc raw").  Seconds for the directory cases, extents per file and
 # requests per operation are lower-is-better; rates (IOPS, MB/s, KiB per
-# request) higher-is-better.
+# request) higher-is-better.  TREE_TAR: the tarball of the "tree" group.
 # Results: build/bench/ab-logs/ab.log (raw lines) and the printed table.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,6 +21,7 @@ cp "$2" "$top/build/bench/ab-new.ko"
 	echo "NEW_KO=$top/build/bench/ab-new.ko"
 	echo "ROUNDS=${3:-3}"
 	echo "CASES='${CASES:-dir rand}'"
+	echo "TREE_TAR='${TREE_TAR:-}'"
 } >"$top/build/bench/ab.conf"
 logdir=$top/build/bench/ab-logs
 echo "load average at start: $BENCH_LOAD"
@@ -37,7 +38,7 @@ print("| case | old | new | ext4 | xfs | raw device | new/old | new vs best peer
 print("|---|---|---|---|---|---|---|---|")
 for case, by in vals.items():
     med = {c: statistics.median(v) for c, v in by.items()}
-    lower = case.startswith("dir-") or case.endswith(("-extents", "-per-op"))
+    lower = case.startswith("dir-") or case.endswith(("-extents", "-per-op", "-s", "-writes"))
     peers = [med[c] for c in ("ext4", "xfs") if c in med]
     best = (min if lower else max)(peers) if peers else None
     def ratio(a, b):   # as a speed ratio: >1 means a is faster

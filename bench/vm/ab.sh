@@ -16,6 +16,10 @@
 #          flushes per operation
 #   conc   4 sequential writers of 64 MiB each at once, fsync at the end;
 #          MB/s and the mean extents per file
+#   tree   TREE_TAR (an uncompressed tarball of many small files, copied
+#          into tmpfs first): tar x + sync, cold read of every file in
+#          readdir order, rm -rf + sync (seconds); write requests and KiB
+#          per write of the untar
 #   raw    the device itself: 256 MiB cold buffered read (the physical
 #          limit of the seq read), once per round
 # One line per figure: "R<round> <contestant> <case> <value>".
@@ -146,6 +150,44 @@ case_conc() {
 	sync
 }
 
+# secs CMD...: the seconds CMD took, to the millisecond.
+secs() {
+	local t0 t1
+	t0=$(date +%s%N)
+	"$@"
+	t1=$(date +%s%N)
+	awk -v d=$((t1 - t0)) 'BEGIN { printf "%.3f\n", d / 1e9 }'
+}
+untar() { tar -xf "$VM_SCRATCH/tree.tar" -C $mnt && sync; }
+readall() { find $mnt -type f -print0 | xargs -0 cat >/dev/null; }
+rmall() { find $mnt -mindepth 1 -maxdepth 1 ! -name lost+found -exec rm -rf {} + && sync; }
+
+case_tree() {
+	local a b n
+	a=$(dstat)
+	echo "R$round $c tree-untar-s $(secs untar)"
+	b=$(dstat)
+	echo "R$round $c tree-untar-writes $(delta "$a" "$b" 3)"
+	echo "R$round $c tree-untar-KiB-per-write $(ratio "$(delta "$a" "$b" 4)" "$(($(delta "$a" "$b" 3) * 2))")"
+	n=$(find $mnt -type f | wc -l)
+	[[ $n == "$TREE_FILES" ]] || fail "$c: the untar left $n files, the tarball has $TREE_FILES"
+	umount $mnt
+	mount_again "$c"
+	drop_caches
+	echo "R$round $c tree-read-s $(secs readall)"
+	echo "R$round $c tree-rm-s $(secs rmall)"
+}
+
+mount_again() {
+	if [[ $1 == old || $1 == new ]]; then mount -t stalefs "$dev" $mnt; else mount "$dev" $mnt; fi
+}
+
+if [[ " ${CASES:-dir rand} " == *" tree "* ]]; then
+	[[ -f ${TREE_TAR:-} ]] || fail "CASES has tree but TREE_TAR ('${TREE_TAR:-}') is not a file"
+	cp "$TREE_TAR" "$VM_SCRATCH/tree.tar"
+	TREE_FILES=$(tar -tvf "$VM_SCRATCH/tree.tar" | grep -c '^-')
+fi
+
 for ((round = 1; round <= ${ROUNDS:-3}; round++)); do
 	if [[ " ${CASES:-dir rand} " == *" raw "* ]]; then
 		echo 3 >/proc/sys/vm/drop_caches
@@ -161,7 +203,7 @@ for ((round = 1; round <= ${ROUNDS:-3}; round++)); do
 			fresh "$c"
 			"case_$g"
 			umount $mnt
-			if [[ $c == old || $c == new ]]; then fsck_clean "$dev" >/dev/null; fi
+			if [[ $c == old || $c == new ]]; then fsck_clean "$dev" | tail -3; fi
 		done
 	done
 done
