@@ -459,6 +459,16 @@ static u32 find_usable(struct inode *inode, struct stalefs_bitmap *bm, u64 gfirs
 }
 
 /*
+ * A new file's first blocks, while the file is no larger than this, go
+ * where the last such file's ended (sbi->small_goal), not to its
+ * directory's group: files made one after another, as an untar makes them
+ * across many directories, then lie one after another on disk, and their
+ * writeback merges into long requests (ext4's mballoc does the same with
+ * its locality groups).  bench/RESULTS.md, "many files".
+ */
+#define STALEFS_SMALL_FILE	(64 << 10)
+
+/*
  * Up to 'want' free blocks, the first at 'goal' or after it.  lblk_end:
  * for file data, the end of the logical range they will map (the file's
  * allocation window follows it, alloc_window.c); 0 for metadata.  Other
@@ -474,13 +484,17 @@ int stalefs_new_data_blocks(struct inode *inode, u64 goal, u32 want, u64 lblk_en
 	u32 g0, i;
 	int err = -ENOSPC;
 	bool windows = true;
+	bool small = lblk_end && !goal && S_ISREG(inode->i_mode) &&
+		     (lblk_end << sb->s_blocksize_bits) <= STALEFS_SMALL_FILE;
 
 	if (!want)
 		return -EINVAL;
+	mutex_lock(&sbi->alloc_lock);
+	if (small)
+		goal = sbi->small_goal;
 	if (goal == 0 || goal >= g->blocks_count)
 		goal = stalefs_group_first_block(g, STALEFS_I(inode)->i_dir_group);
 	g0 = stalefs_block_group(g, goal);
-	mutex_lock(&sbi->alloc_lock);
 	if (sbi->free_blocks <= le64_to_cpu(sbi->raw->s_r_blocks_count) &&
 	    !capable(CAP_SYS_RESOURCE))
 		goto out;
@@ -547,6 +561,8 @@ again:
 		inode_add_bytes(inode, (loff_t)n << sb->s_blocksize_bits);
 		if (lblk_end)
 			stalefs_window_moved(inode, lblk_end - (want - n), first + bit, n, first + limit);
+		if (small)
+			sbi->small_goal = first + bit + n;
 		err = 0;
 		goto out;
 	}

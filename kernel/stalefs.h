@@ -84,6 +84,7 @@ struct stalefs_sb_info {
 	u64 resv_blocks;
 	u32 free_inodes;
 	u32 last_group;				/* rotor for directory placement */
+	u64 small_goal;				/* where the last small file's blocks ended (alloc.c) */
 	spinlock_t err_lock;			/* superblock error fields */
 	struct workqueue_struct *conv_wq;	/* unwritten conversion after writeback */
 	/* stale.c: NO_HIDE_STALE armed by nohide_stale_gid=stale_gid */
