@@ -3,6 +3,14 @@
 # Systems Fated for Senescence? Nonsense, Says Science!"): stalefs, ext4 and
 # XFS, each on its own 1 GiB disk, in one boot, every step interleaved
 # across the three.
+# needs: stalefs
+# needs: ext4 xfs
+# disk: age-stalefs:1G:full
+# disk: age-ext4:1G:full
+# disk: age-xfs:1G:full
+# disk: fresh:1G:full
+# timeout: 3600
+# Steps:
 #   fill   other files (bench/vm/agetree fill) so that, with the tree, the
 #          filesystem is FULL_PCT% used
 #   place  `tar -xf` of ~12,000 files of Linux's source (bench_srctree in
@@ -23,13 +31,6 @@
 # filesystem checks clean at the end.  Run by bench/vm/tree-run.sh aging;
 # bench/vm/tree-report.py writes the figures into bench/RESULTS.md.
 # Nothing here asserts a timing.
-# needs: stalefs
-# needs: ext4 xfs
-# disk: age-stalefs:1G:full
-# disk: age-ext4:1G:full
-# disk: age-xfs:1G:full
-# disk: fresh:1G:full
-# timeout: 3600
 # shellcheck disable=SC2046  # $(io_delta ...), $(extents ...): KEY=VALUE pairs, split on purpose
 . "$STALEFS_ROOT/tests/vm/lib.sh"
 . "$STALEFS_ROOT/bench/vm/treelib.sh"
