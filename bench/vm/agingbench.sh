@@ -1,14 +1,16 @@
 #!/bin/bash
 # VM benchmark of issue 26's aging (after Conway et al., FAST '17, "File
 # Systems Fated for Senescence? Nonsense, Says Science!"): stalefs, ext4 and
-# XFS, each on its own 1 GiB disk, in one boot, every step interleaved
-# across the three.
+# XFS, each on two 1 GiB disks of its own (the aged one, the fresh copy), in
+# one boot, every step interleaved across the three.
 # needs: stalefs
 # needs: ext4 xfs
 # disk: age-stalefs:1G:full
 # disk: age-ext4:1G:full
 # disk: age-xfs:1G:full
-# disk: fresh:1G:full
+# disk: fresh-stalefs:1G:full
+# disk: fresh-ext4:1G:full
+# disk: fresh-xfs:1G:full
 # timeout: 3600
 # Steps:
 #   fill   other files (bench/vm/agetree fill) so that, with the tree, the
@@ -22,7 +24,7 @@
 #          + sync, each followed by a cold read of the whole tree
 #          (bench/vm/treeread: MB/s = bytes read / seconds)
 #   fresh  the aged tree copied (`cp -a`) onto a freshly made filesystem of
-#          the same kind on a fourth disk; then END_REPS cold reads of the
+#          the same kind on its second disk; then END_REPS cold reads of the
 #          aged tree and of its fresh copy, alternating
 # Extents per file (filefrag) after placing, after the last round and of
 # the fresh copy.  Checked, untimed: the placed tree is the tarball's
@@ -42,11 +44,11 @@ END_REPS=2	# final cold reads of the aged tree and of its fresh copy, each
 tree_setup agingbench
 fss=(stalefs ext4 xfs)
 declare -A dev=([stalefs]=$VM_DISK_AGE_STALEFS [ext4]=$VM_DISK_AGE_EXT4 [xfs]=$VM_DISK_AGE_XFS)
-fresh_dev=$VM_DISK_FRESH
-fresh=/mnt/fresh
+declare -A fresh_dev=([stalefs]=$VM_DISK_FRESH_STALEFS [ext4]=$VM_DISK_FRESH_EXT4 [xfs]=$VM_DISK_FRESH_XFS)
 tree_of() { echo "/mnt/age-$1/linux-source-6.1"; }	# FS: its aged tree
+fresh_of() { echo "/mnt/fresh-$1"; }	# FS: where its fresh copy is mounted
 tree_alloc=$(jget alloc "$want")
-printf '%s\n' "disk_bytes $(blockdev --getsize64 "$fresh_dev")" "rounds $ROUNDS" "pct $PCT" \
+printf '%s\n' "disk_bytes $(blockdev --getsize64 "${dev[stalefs]}")" "rounds $ROUNDS" "pct $PCT" \
 	"full_pct $FULL_PCT" "seed $SEED" "end_reps $END_REPS" >>"$VM_RESULTS/info.txt"
 
 for fs in "${fss[@]}"; do
@@ -115,27 +117,34 @@ assert_eq "${sums[0]}" "${sums[2]}" "aged trees of stalefs and xfs (files bytes 
 
 for fs in "${fss[@]}"; do
 	note "$fs: fresh copy of the aged tree"
-	new_fs "$fs" "$fresh_dev" $fresh
+	new_fs "$fs" "${fresh_dev[$fs]}" "$(fresh_of "$fs")"
 	drop_caches
 	t0=$(now)
-	cp -a "$(tree_of "$fs")" $fresh/
+	cp -a "$(tree_of "$fs")" "$(fresh_of "$fs")/"
 	sync
 	t=$(elapsed "$t0")
-	record fs="\"$fs\"" round="$ROUNDS" phase='"copy"' seconds="$t" used_pct="$(used_pct $fresh)"
-	same_tree "$fs, fresh copy" "${aged[$fs]}" "$("$TREEREAD" --sum $fresh/linux-source-6.1)" \
+	record fs="\"$fs\"" round="$ROUNDS" phase='"copy"' seconds="$t" used_pct="$(used_pct "$(fresh_of "$fs")")"
+	same_tree "$fs, fresh copy" "${aged[$fs]}" "$("$TREEREAD" --sum "$(fresh_of "$fs")/linux-source-6.1")" \
 		files dirs symlinks bytes sum
-	record fs="\"$fs\"" round="$ROUNDS" phase='"fresh-extents"' $(extents $fresh/linux-source-6.1)
-	for ((i = 1; i <= END_REPS; i++)); do
+	record fs="\"$fs\"" round="$ROUNDS" phase='"fresh-extents"' $(extents "$(fresh_of "$fs")/linux-source-6.1")
+done
+
+# The aged trees and their copies, read in turn, all three filesystems
+# interleaved: the ratios and the comparison across filesystems come from
+# reads made under the same conditions on the host.
+for ((i = 1; i <= END_REPS; i++)); do
+	for fs in "${fss[@]}"; do
+		note "$fs: final reads, $i of $END_REPS"
 		aged_read "$fs" "$ROUNDS" final "$(jget files "${aged[$fs]}")" "$(jget bytes "${aged[$fs]}")"
-		read_cold "$fs" "$fresh_dev" $fresh $fresh/linux-source-6.1
+		read_cold "$fs" "${fresh_dev[$fs]}" "$(fresh_of "$fs")" "$(fresh_of "$fs")/linux-source-6.1"
 		same_tree "$fs, fresh copy, cold read" "${aged[$fs]}" "$got" files bytes
 		record fs="\"$fs\"" round="$ROUNDS" phase='"fresh"' seconds="$(jget seconds "$got")" \
 			files="$(jget files "$got")" bytes="$(jget bytes "$got")" "${io[@]}"
 	done
-	done_fs "$fs" "$fresh_dev" $fresh
 done
 
 for fs in "${fss[@]}"; do
+	done_fs "$fs" "${fresh_dev[$fs]}" "$(fresh_of "$fs")"
 	done_fs "$fs" "${dev[$fs]}" "/mnt/age-$fs"
 done
 echo "duration_s $SECONDS" >>"$VM_RESULTS/info.txt"

@@ -5,7 +5,7 @@ section of bench/RESULTS.md (issue 26): stalefs, ext4 and XFS in the same
 boot, medians, min - max, stalefs against the better peer and whether the
 issue's targets were met.
 
-    tree-report.py tree|aging --results DIR --load LOAD --src-dirs DIRS --cmd CMD --wall S --out RESULTS.md
+    tree-report.py tree|aging --results DIR --load LOAD --src-dirs DIRS --commit C --cmd CMD --wall S --out RESULTS.md
 """
 import argparse
 import json
@@ -41,7 +41,7 @@ def kib_per_req(rows, kind):
 def header(title, a, conf, src, disk):
     return ["## %s" % title, "",
             "- date: %s; stalefs commit %s; `%s`, %s s wall on the host" % (
-                utc_now(), commit(a.top), a.cmd, a.wall),
+                utc_now(), a.commit or commit(a.top), a.cmd, a.wall),
             "- guest: Linux %s under `qemu-system-x86_64 -accel tcg` (%s), %s vCPUs, %d MiB; host load "
             "average when the run started: %s" % (
                 conf.get("kernel", "?"), sh("qemu-system-x86_64 --version | head -1"), conf.get("cpus", "?"),
@@ -112,7 +112,7 @@ def aging_section(a, runs, conf, src):
     rounds = max((r["round"] for rows in runs.values() for r in rows), default=0)
     place = {fs: runs.get((fs, "place"), [{}])[0] for fs in FSS}
     body = header("In the VM: aging (stalefs against ext4 and XFS; issue 26)", a, conf, src,
-                  "four 1 GiB virtio-blk disks, one aged filesystem of each kind and one for the fresh copies")
+                  "six 1 GiB virtio-blk disks, two per filesystem (aged, fresh copy)")
     body += ["- after Conway et al., FAST '17 (\"File Systems Fated for Senescence? Nonsense, Says "
              "Science!\"), every step interleaved across the three filesystems: other files "
              "(`agetree fill`, 1–16 MiB each) fill each filesystem so that it is %s%% used once the tree is "
@@ -125,15 +125,18 @@ def aging_section(a, runs, conf, src):
                         place["ext4"].get("used_pct", "?"), place["xfs"].get("used_pct", "?"), rounds,
                         conf.get("seed", "?"), conf.get("pct", "?"), conf.get("pct", "?"), conf.get("pct", "?")),
              "- fresh copy: after the last round, `cp -a` of the aged tree onto a new filesystem of the same "
-             "kind (the fourth disk, empty), + `sync`; then %s cold reads of the aged tree and of its copy, "
-             "alternating" % conf.get("end_reps", "?"),
+             "kind (its second disk, empty), + `sync`; then %s cold reads of the aged tree and of its copy, "
+             "alternating, the three filesystems interleaved" % conf.get("end_reps", "?"),
              "- checked untimed: the placed tree equals the tarball (`treeread --sum`); every read read "
              "the files and bytes `agetree` left; the three aged trees are identical (same files, bytes and "
              "checksum), and so is each fresh copy; every stalefs filesystem, aged and fresh, checks clean "
              "(`fsck.stalefs -fn`)", "",
-             "Cold read of the whole tree after each round, MB/s (bytes read ÷ seconds):", "",
-             "| round | stalefs | ext4 | XFS | stalefs ÷ better peer | disk used, stalefs / ext4 / XFS |",
-             "|---:|---:|---:|---:|---:|---|"]
+             "Cold read of the whole tree after each round, MB/s (bytes read ÷ seconds), and the read "
+             "requests the device saw during it (`/sys/block/DEV/stat`: unlike the time, not swayed by the "
+             "load on the host):", "",
+             "| round | stalefs | ext4 | XFS | stalefs ÷ better peer | read requests, stalefs / ext4 / XFS "
+             "| disk used, stalefs / ext4 / XFS |",
+             "|---:|---:|---:|---:|---:|---|---|"]
     curve = {}
     for fs in FSS:
         for r in runs.get((fs, "read"), []):
@@ -143,8 +146,9 @@ def aging_section(a, runs, conf, src):
         if len(row) < 3:
             continue
         v = {fs: mbps(row[fs]) for fs in FSS}
-        body.append("| %d | %.1f | %.1f | %.1f | %.2f× | %s |" % (
+        body.append("| %d | %.1f | %.1f | %.1f | %.2f× | %s | %s |" % (
             rnd, v["stalefs"], v["ext4"], v["xfs"], v["stalefs"] / max(v["ext4"], v["xfs"]),
+            " / ".join("{:,}".format(row[fs]["rd_req"]) for fs in FSS),
             " / ".join("%.1f%%" % row[fs]["used_pct"] for fs in FSS)))
     body += ["", "At the end (%s reads each, median (min – max)), and extents per non-empty file "
              "(`filefrag`; in brackets, the files with more than one):" % conf.get("end_reps", "?"), "",
@@ -166,6 +170,10 @@ def aging_section(a, runs, conf, src):
     row("aged tree, MB/s", lambda fs: spread(final[fs], f1))
     row("its fresh copy, MB/s", lambda fs: spread(fresh[fs], f1))
     row("**aged ÷ fresh copy**", lambda fs: "%.2f×" % ratio[fs] if ratio[fs] is not None else "–")
+    def reqs(fs, phase):
+        return med([r["rd_req"] for r in runs.get((fs, phase), [])] or [0])
+    row("read requests, aged / fresh", lambda fs: "{:,} / {:,} ({:.2f}×)".format(
+        int(reqs(fs, "final")), int(reqs(fs, "fresh")), reqs(fs, "final") / (reqs(fs, "fresh") or 1)))
     row("KiB per read request, aged / fresh", lambda fs: "%.1f / %.1f" % (
         kib_per_req(runs.get((fs, "final"), []), "rd"), kib_per_req(runs.get((fs, "fresh"), []), "rd")))
     row("aging round (+ sync), s", lambda fs: spread([r["seconds"] for r in runs.get((fs, "age"), [])], secs))
@@ -196,6 +204,7 @@ def main():
     ap.add_argument("--results", required=True, help="the scenario's results dir (…/treebench.results)")
     ap.add_argument("--load", default="?")
     ap.add_argument("--src-dirs", default="?")
+    ap.add_argument("--commit", help="the commit the run measured (default: the checkout's)")
     ap.add_argument("--cmd", default="?", help="the command that ran the benchmark")
     ap.add_argument("--wall", default="?", help="seconds the whole run took on the host")
     ap.add_argument("--out", required=True)

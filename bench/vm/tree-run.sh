@@ -38,6 +38,7 @@ cmd="make bench-$bench"
 for v in SRC_DIRS "${knobs[@]}"; do
 	if [[ -n ${!v:-} ]]; then cmd="$v=$(printf %q "${!v}") $cmd"; fi
 done
+measured=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo "?")
 rm -rf "$logdir"
 rc=0
 start=$SECONDS
@@ -48,5 +49,5 @@ if ((rc)); then
 	exit "$rc"
 fi
 python3 "$here/tree-report.py" "$bench" --results "$logdir/$guest.results" --load "$BENCH_LOAD" \
-	--src-dirs "$srcdirs" --cmd "$cmd" --wall $((SECONDS - start)) --out "$top/bench/RESULTS.md"
+	--src-dirs "$srcdirs" --commit "$measured" --cmd "$cmd" --wall $((SECONDS - start)) --out "$top/bench/RESULTS.md"
 echo "bench/vm/tree-run.sh: results in bench/RESULTS.md ($((SECONDS - start)) s)"
