@@ -428,12 +428,15 @@ bool stalefs_blocks_valid(struct super_block *sb, u64 pblk, u64 len)
 
 /*
  * The first free block at or after bit 'from' of the group that no
- * uncommitted free holds back, or bm->bits; *limit (a bit) is where a run
- * starting there must stop.
+ * uncommitted free holds back (nor, with 'windows', another file's
+ * allocation window), or bm->bits; *limit (a bit) is where a run starting
+ * there must stop.
  */
-static u32 find_usable(struct super_block *sb, struct stalefs_bitmap *bm, u64 gfirst, u32 from,
-		       u32 *limit)
+static u32 find_usable(struct inode *inode, struct stalefs_bitmap *bm, u64 gfirst, u32 from,
+		       bool windows, u32 *limit)
 {
+	struct super_block *sb = inode->i_sb;
+
 	for (;;) {
 		u32 bit = bm_find_zero(sb, bm, from);
 		u64 end, next;
@@ -442,6 +445,8 @@ static u32 find_usable(struct super_block *sb, struct stalefs_bitmap *bm, u64 gf
 		if (bit >= bm->bits)
 			return bit;
 		end = stalefs_busy_skip(sb, gfirst + bit, &next);	/* trim.c */
+		if (!end && windows)
+			end = stalefs_window_skip(inode, gfirst + bit, &next);
 		if (!end) {
 			if (next - gfirst < bm->bits)
 				*limit = (u32)(next - gfirst);
@@ -453,13 +458,22 @@ static u32 find_usable(struct super_block *sb, struct stalefs_bitmap *bm, u64 gf
 	}
 }
 
-int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *got)
+/*
+ * Up to 'want' free blocks, the first at 'goal' or after it.  lblk_end:
+ * for file data, the end of the logical range they will map (the file's
+ * allocation window follows it, alloc_window.c); 0 for metadata.  Other
+ * files' windows are stepped around on the first pass over the groups
+ * and taken from on the second.
+ */
+int stalefs_new_data_blocks(struct inode *inode, u64 goal, u32 want, u64 lblk_end, u64 *pblk,
+			    u32 *got)
 {
 	struct super_block *sb = inode->i_sb;
 	struct stalefs_sb_info *sbi = STALEFS_SB(sb);
 	struct stalefs_geom *g = &sbi->geom;
 	u32 g0, i;
 	int err = -ENOSPC;
+	bool windows = true;
 
 	if (!want)
 		return -EINVAL;
@@ -473,6 +487,7 @@ int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *
 	/* Only unwritten conversion may take the reserve (see resv_blocks). */
 	if (sbi->free_blocks <= sbi->resv_blocks && !STALEFS_I(inode)->i_converting)
 		goto out;
+again:
 	for (i = 0; i < g->groups_count; i++) {
 		u32 grp = (g0 + i) % g->groups_count;
 		struct buffer_head *dbh;
@@ -488,9 +503,9 @@ int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *
 			goto out;
 		if (grp == g0 && goal > first)
 			start = (u32)(goal - first);
-		bit = find_usable(sb, &bm, first, start, &limit);
+		bit = find_usable(inode, &bm, first, start, windows, &limit);
 		if (bit >= bm.bits && start)
-			bit = find_usable(sb, &bm, first, 0, &limit);
+			bit = find_usable(inode, &bm, first, 0, windows, &limit);
 		if (bit >= bm.bits) {
 			zeros = bm_find_zero(sb, &bm, 0);
 			bitmap_release(&bm);
@@ -530,12 +545,24 @@ int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *
 		*pblk = first + bit;
 		*got = n;
 		inode_add_bytes(inode, (loff_t)n << sb->s_blocksize_bits);
+		if (lblk_end)
+			stalefs_window_moved(inode, lblk_end - (want - n), first + bit, n, first + limit);
 		err = 0;
 		goto out;
+	}
+	/* Nothing free outside the windows: take from them. */
+	if (windows && err == -ENOSPC && !RB_EMPTY_ROOT(&sbi->windows)) {
+		windows = false;
+		goto again;
 	}
 out:
 	mutex_unlock(&sbi->alloc_lock);
 	return err;
+}
+
+int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *got)
+{
+	return stalefs_new_data_blocks(inode, goal, want, 0, pblk, got);
 }
 
 /*

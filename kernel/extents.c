@@ -586,7 +586,8 @@ int stalefs_ext_alloc_range(struct inode *inode, u32 lblk, u32 len, u16 flags,
 		if (ex.len && ex.len < want)
 			want = ex.len;
 		want = min_t(u64, want, STALEFS_EXT_MAX_LEN);
-		err = stalefs_new_blocks(inode, ext_goal(inode, (u32)cur), (u32)want, &pblk, &got);
+		err = stalefs_new_data_blocks(inode, ext_goal(inode, (u32)cur), (u32)want, cur + want,
+					      &pblk, &got);
 		if (err)
 			break;
 		ex.lblk = (u32)cur;

@@ -536,12 +536,26 @@ static int stalefs_file_open(struct inode *inode, struct file *file)
 	return generic_file_open(inode, file);
 }
 
+/*
+ * The last writer's close ends the file's allocation window (a reader's
+ * close leaves it).  The count is read without a lock: at worst a window
+ * outlives a racing close until eviction, and a window is only a
+ * preference of the allocator.
+ */
+static int stalefs_file_release(struct inode *inode, struct file *file)
+{
+	if ((file->f_mode & FMODE_WRITE) && atomic_read(&inode->i_writecount) <= 1)
+		stalefs_window_drop(inode);
+	return 0;
+}
+
 const struct file_operations stalefs_file_operations = {
 	.llseek		= stalefs_llseek,
 	.read_iter	= stalefs_file_read_iter,
 	.write_iter	= stalefs_file_write_iter,
 	.mmap		= stalefs_file_mmap,
 	.open		= stalefs_file_open,
+	.release	= stalefs_file_release,
 	.fsync		= stalefs_fsync,
 	.splice_read	= generic_file_splice_read,
 	.splice_write	= iter_file_splice_write,

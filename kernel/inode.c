@@ -96,6 +96,13 @@ void stalefs_set_ops(struct inode *inode)
 		inode->i_op = &stalefs_file_inode_operations;
 		inode->i_fop = &stalefs_file_operations;
 		inode->i_mapping->a_ops = &stalefs_aops;
+		/*
+		 * No large folios (mapping_set_large_folios): 6.1's iomap keeps
+		 * one dirty bit per folio, so a 4 KiB write into a cached 16 KiB
+		 * folio wrote back, and converted, all 16 KiB (kernel-falloc
+		 * caught it; per-block dirty state came with Linux 6.6).
+		 * bench/RESULTS.md, "The buffered data path".
+		 */
 	} else if (S_ISDIR(inode->i_mode)) {
 		inode->i_op = &stalefs_dir_inode_operations;
 		inode->i_fop = &stalefs_dir_operations;
@@ -559,6 +566,7 @@ void stalefs_sb_evict_inode(struct inode *inode)
 	if (want_delete)
 		delete_inode(inode);
 	invalidate_inode_buffers(inode);
+	stalefs_window_drop(inode);
 	clear_inode(inode);
 	stalefs_ext_release(inode);
 	stalefs_dx_drop(inode);

@@ -118,6 +118,7 @@ struct stalefs_sb_info {
 	spinlock_t save_lock;
 	struct list_head save_list;
 	struct delayed_work save_work;
+	struct rb_root windows;			/* alloc_window.c (alloc_lock) */
 };
 
 enum {
@@ -131,6 +132,12 @@ static inline struct stalefs_sb_info *STALEFS_SB(struct super_block *sb)
 }
 
 #include "extent_map.h"
+
+/* alloc_window.c: blocks past a growing file's end that others step around */
+struct stalefs_window {
+	struct rb_node node;		/* in sbi->windows; empty: no window */
+	u64 start, end;
+};
 
 struct stalefs_inode_info {
 	/*
@@ -176,6 +183,7 @@ struct stalefs_inode_info {
 	spinlock_t i_ioend_lock;
 	struct list_head i_ioend_list;
 	struct work_struct i_ioend_work;
+	struct stalefs_window i_window;	/* alloc_window.c (sbi->alloc_lock) */
 	struct inode vfs_inode;
 };
 
@@ -272,12 +280,19 @@ void stalefs_discard_now(struct super_block *sb, u64 start, u32 len);
 long stalefs_ioc_resize_fs(struct file *file, const u64 __user *arg);
 void stalefs_resize_release(struct super_block *sb);
 
+/* alloc_window.c */
+u64 stalefs_window_skip(struct inode *owner, u64 block, u64 *limit);
+void stalefs_window_moved(struct inode *owner, u64 lblk_end, u64 pblk, u32 got, u64 limit);
+void stalefs_window_drop(struct inode *inode);
+
 /* alloc.c */
 int stalefs_load_groups(struct super_block *sb);
 void stalefs_put_groups(struct super_block *sb);
 struct stalefs_group_desc *stalefs_get_desc(struct super_block *sb, u32 group,
 					    struct buffer_head **bhp);
 int stalefs_new_blocks(struct inode *inode, u64 goal, u32 want, u64 *pblk, u32 *got);
+int stalefs_new_data_blocks(struct inode *inode, u64 goal, u32 want, u64 lblk_end, u64 *pblk,
+			    u32 *got);
 void stalefs_free_file_blocks(struct inode *inode, u64 pblk, u32 len, bool metadata);
 bool stalefs_blocks_valid(struct super_block *sb, u64 pblk, u64 len);
 bool stalefs_meta_free(struct super_block *sb, u64 pblk, u64 len);

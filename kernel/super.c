@@ -273,6 +273,7 @@ static struct inode *stalefs_sb_alloc_inode(struct super_block *sb)
 	ei->i_stale_reported = 0;
 	ei->i_pending_edits = 0;
 	INIT_LIST_HEAD(&ei->i_save_node);
+	RB_CLEAR_NODE(&ei->i_window.node);
 	memset(ei->i_data, 0, sizeof(ei->i_data));
 	return &ei->vfs_inode;
 }
@@ -696,6 +697,7 @@ static int stalefs_fill_super(struct super_block *sb, struct fs_context *fc)
 	spin_lock_init(&sbi->save_lock);
 	INIT_LIST_HEAD(&sbi->save_list);
 	INIT_DELAYED_WORK(&sbi->save_work, stalefs_save_work);
+	sbi->windows = RB_ROOT;
 	sbi->commit_interval = opts->commit;
 	sbi->norecovery = opts->norecovery;
 	mutex_init(&sbi->sb_mutex);

@@ -61,9 +61,11 @@ iops() {    # fio's write IOPS of random O_DIRECT 4 KiB writes, as a plain numbe
 }
 
 # The device's counters (/sys/block/DEV/stat): reads, read sectors, writes,
-# write sectors, flushes.  delta BEFORE AFTER FIELD prints one difference.
+# write sectors, flushes, ms busy, ms of requests queued or in flight (their
+# ratio is the mean number in flight).  delta BEFORE AFTER FIELD prints one
+# difference.
 disk=${dev#/dev/}
-dstat() { awk '{ print $1, $3, $5, $7, $16 }' "/sys/block/$disk/stat"; }
+dstat() { awk '{ print $1, $3, $5, $7, $16, $10, $11 }' "/sys/block/$disk/stat"; }
 delta() { awk -v f="$3" -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " "); print y[f] - x[f] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", b ? a / b : 0 }'; }
 extents() { filefrag "$@" | awk '{ n += $(NF - 2); f++ } END { printf "%.1f\n", f ? n / f : 0 }'; }
@@ -103,6 +105,7 @@ case_seq() {
 	b=$(dstat)
 	echo "R$round $c seq-write-MBps $v"
 	echo "R$round $c seq-write-req-KiB $(ratio "$(delta "$a" "$b" 4)" "$(($(delta "$a" "$b" 3) * 2))")"
+	echo "R$round $c seq-write-inflight $(ratio "$(delta "$a" "$b" 7)" "$(delta "$a" "$b" 6)")"
 	echo "R$round $c seq-write-extents $(extents $mnt/seq)"
 	drop_caches
 	a=$(dstat)
@@ -110,6 +113,7 @@ case_seq() {
 	b=$(dstat)
 	echo "R$round $c seq-read-MBps $v"
 	echo "R$round $c seq-read-req-KiB $(ratio "$(delta "$a" "$b" 2)" "$(($(delta "$a" "$b" 1) * 2))")"
+	echo "R$round $c seq-read-inflight $(ratio "$(delta "$a" "$b" 7)" "$(delta "$a" "$b" 6)")"
 	rm -f $mnt/seq
 	sync
 }
@@ -147,10 +151,14 @@ for ((round = 1; round <= ${ROUNDS:-3}; round++)); do
 		echo 3 >/proc/sys/vm/drop_caches
 		echo "R$round raw seq-read-MBps $(fio_num read bw_bytes --filename="$dev" --size=256m --rw=read --bs=1m)"
 	fi
-	for c in old new ext4 xfs; do
+	# Odd rounds old first, even rounds new first: no contestant always
+	# runs right after the device's own read or another's writeback.
+	order="old new ext4 xfs"
+	((round % 2)) || order="xfs ext4 new old"
+	for c in $order; do
 		for g in ${CASES:-dir rand}; do
 			[[ $g == raw ]] && continue
-			fresh $c
+			fresh "$c"
 			"case_$g"
 			umount $mnt
 			if [[ $c == old || $c == new ]]; then fsck_clean "$dev" >/dev/null; fi
