@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Set-up shared by the benchmark scripts (bench/mkfs.sh, bench/fsck/fsck.sh,
 # bench/debugfs/debugfs.sh, bench/vm/run.sh, bench/vm/resize-run.sh,
-# bench/vm/ab-run.sh).  Source it
+# bench/vm/ab-run.sh, bench/vm/tree-run.sh).  Source it
 # after `set -euo pipefail`:  . "$(dirname "$0")/../lib.sh"
 #
 # Sets: bench_dir (this directory) and top (the checkout); BENCH_TMP
@@ -42,6 +42,36 @@ bench_start() {
 # bench_tree DIR: bench/gentree.py's tree of 100,000 files in DIR, unless DIR exists.
 bench_tree() {
 	[ -d "$1" ] || python3 "$bench_dir/gentree.py" "$1"
+}
+
+# bench_srctree DIRS: sets srcdirs, srctar and srcinfo.  srctar is an
+# uncompressed tar of part of Debian's Linux source (linux-source-6.1): the
+# directories srcdirs (SRC_DIRS if set, else DIRS) under linux-source-6.1/;
+# srcinfo is bench/vm/treeread --sum's line for that tree, which a guest
+# checks what it extracted and read against.  Made once in build/bench (a
+# name per srcdirs) and kept.
+bench_srctree() {
+	local xz=/usr/src/linux-source-6.1.tar.xz d stage members=()
+	srcdirs=${SRC_DIRS:-$1}
+	[[ -f $xz ]] || { echo "bench_srctree: $xz is missing (tools/install-deps installs linux-source-6.1)" >&2; exit 1; }
+	[[ -x $top/build/treeread ]] || { echo "bench_srctree: $top/build/treeread is missing (make programs)" >&2; exit 1; }
+	for d in $srcdirs; do
+		[[ $d =~ ^[A-Za-z0-9_][A-Za-z0-9_./-]*$ && $d != *..* ]] ||
+			{ echo "bench_srctree: SRC_DIRS: '$d' is not a directory of the source tree" >&2; exit 2; }
+		members+=("linux-source-6.1/${d%/}")
+	done
+	srctar=$top/build/bench/linux-src.$(tr ' /' '+-' <<<"$srcdirs").tar
+	srcinfo=${srctar%.tar}.json
+	[[ -s $srcinfo && -s $srctar && $srcinfo -nt $xz && $srcinfo -nt $top/build/treeread ]] && return
+	echo "bench_srctree: extracting $srcdirs from $xz into $srctar"
+	mkdir -p "$top/build/bench"
+	stage=$(mktemp -d "$BENCH_TMP/stalefs-srctree.XXXXXX")
+	tar -xJf "$xz" -C "$stage" "${members[@]}" &&
+		tar --sort=name -cf "$srctar.tmp" -C "$stage" linux-source-6.1 &&
+		"$top/build/treeread" --sum "$stage/linux-source-6.1" >"$srcinfo.tmp" &&
+		mv "$srctar.tmp" "$srctar" && mv "$srcinfo.tmp" "$srcinfo" ||
+		{ rm -rf "$stage" "$srctar.tmp" "$srcinfo.tmp"; echo "bench_srctree: could not make $srctar" >&2; exit 1; }
+	rm -rf "$stage"
 }
 
 # bench_image FS TREE: $work/FS.img, a 4 GiB sparse image populated from TREE

@@ -7,8 +7,9 @@ by other scripts are left alone.
 Also the shared module of the other benchmarks' reports (bench/fsck,
 bench/debugfs, bench/vm: they put bench/ first on sys.path and
 `import report`): merge() for a RESULTS.md section, load_runs() for JSON
-lines, med(), sh(), utc_now(), commit(), and the wall/CPU/RSS table of
-rusage.py's figures (fmt_spread(), rusage_rows())."""
+lines, read_info() for a VM benchmark's info.txt, med(), sh(), utc_now(),
+commit(), and the wall/CPU/RSS table of rusage.py's figures (fmt_spread(),
+rusage_rows())."""
 import argparse
 import datetime
 import json
@@ -38,6 +39,18 @@ def load_runs(raw, *keys):
         k = tuple(d[key] for key in keys)
         runs.setdefault(k[0] if len(k) == 1 else k, []).append(d)
     return runs
+
+
+def read_info(results):
+    """RESULTS/info.txt of a VM benchmark ("KEY VALUE..." lines) as a dict; {} without one."""
+    d = {}
+    p = os.path.join(results, "info.txt")
+    if os.path.exists(p):
+        for line in open(p):
+            parts = line.split(None, 1)
+            if parts:
+                d[parts[0]] = parts[1].strip() if len(parts) > 1 else ""
+    return d
 
 
 def utc_now():

@@ -26,3 +26,23 @@ $(HOLES): $(BUILD)/bench/vm/holes.o
 BENCH_TARGETS += bench-resize
 bench-resize: kernel programs
 	bench/vm/resize-run.sh
+
+# Issue 26: many files (untar, cold read, rm -rf of ~30,000 files of Linux's
+# source) and aging (rounds of create/rewrite/delete on a nearly full
+# filesystem, read back cold after each), stalefs against ext4 and XFS in
+# one boot each (bench/vm/tree-run.sh); `make bench-tree`, `make bench-aging`.
+# treeread: reads a whole tree and says what it read; agetree: the aging rounds.
+TREEREAD := $(BUILD)/treeread
+AGETREE := $(BUILD)/agetree
+PROGRAMS += $(TREEREAD) $(AGETREE)
+$(TREEREAD): $(BUILD)/bench/vm/treeread.o
+	$(CC) $(LDFLAGS) -o $@ $^
+$(AGETREE): $(BUILD)/bench/vm/agetree.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
+.PHONY: bench-tree bench-aging
+BENCH_TARGETS += bench-tree bench-aging
+bench-tree: kernel programs
+	bench/vm/tree-run.sh tree
+bench-aging: kernel programs
+	bench/vm/tree-run.sh aging

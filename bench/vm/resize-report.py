@@ -10,23 +10,12 @@ import sys
 
 sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from report import commit, load_runs, med, merge, sh, utc_now  # noqa: E402  bench/report.py
+from report import commit, load_runs, med, merge, read_info, sh, utc_now  # noqa: E402  bench/report.py
 
 ROWS = (("fstrim", "`fstrim -v` of a 4 GiB filesystem whose free space includes %s one-block extents "
          "(the first FITRIM after mount)", "ext4"),
         ("grow", "online grow of 1 GiB to 1 TiB on a loop device over a sparse file "
          "(`resize.stalefs /dev/loopN` against `resize2fs /dev/loopN`, mounted)", "ext4"))
-
-
-def info(results):
-    d = {}
-    p = os.path.join(results, "info.txt")
-    if os.path.exists(p):
-        for line in open(p):
-            parts = line.split(None, 1)
-            if parts:
-                d[parts[0]] = parts[1].strip() if len(parts) > 1 else ""
-    return d
 
 
 def secs(x):
@@ -40,7 +29,7 @@ def main():
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     runs = load_runs(os.path.join(a.results, "resize.jsonl"), "bench", "fs")
-    conf = info(a.results)
+    conf = read_info(a.results)
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     extents = "?"
     for (b, _fs), rows in runs.items():
