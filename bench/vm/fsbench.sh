@@ -11,6 +11,7 @@
 # disk: bench:2G:full
 # timeout: 3600
 . "$STALEFS_ROOT/tests/vm/lib.sh"
+. "$STALEFS_ROOT/bench/vm/guest-mkfs.sh"
 
 # Sizes and repetitions; bench/vm/run.sh may override them (REPS=1 for a
 # quick look) through a file next to the build, which the guest sees read-only.
@@ -64,13 +65,7 @@ xfs_io -d -c "pwrite -q -S 0x5a -b 1m 0 $(blockdev --getsize64 "$dev")" "$dev"
 # stalefs-nj is stalefs without a journal (-O ^has_journal): what the journal costs.
 new_fs() {
 	local fs=$1 opts=${2:-defaults}
-	case $fs in
-	stalefs) "$MKFS_STALEFS" -q -F -E nodiscard "$dev" ;;
-	stalefs-nj) "$MKFS_STALEFS" -q -F -E nodiscard -O ^has_journal "$dev" ;;
-	ext4) mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 "$dev" ;;
-	xfs) mkfs.xfs -q -f -K "$dev" ;;
-	*) fail "new_fs: unknown filesystem $fs" ;;
-	esac
+	bench_mkfs "$fs" "$dev"
 	mount -t "${fs%-nj}" -o "$opts" "$dev" $mnt
 	# What was measured, once per filesystem and option set.
 	grep -q "^$fs $opts " "$VM_RESULTS/mounts.txt" 2>/dev/null ||

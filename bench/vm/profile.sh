@@ -21,12 +21,9 @@ P=$VM_SCRATCH/perf.data
 mkdir -p $mnt
 command -v perf >/dev/null || fail "perf is not installed (tools/install-deps: linux-perf)"
 
+. "$STALEFS_ROOT/bench/vm/guest-mkfs.sh"
 fresh() {
-	case $1 in
-	stalefs) "$MKFS_STALEFS" -q -F -E nodiscard "$dev" ;;
-	ext4) mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 "$dev" ;;
-	xfs) mkfs.xfs -q -f -K "$dev" ;;
-	esac
+	bench_mkfs "$1" "$dev"
 	mount -t "$1" "$dev" $mnt
 }
 # reads, writes, flushes, and the time requests spent queued or in flight

@@ -77,17 +77,11 @@ io_delta() {
 	echo "rd_req=$((b[0] - a[0])) rd_kib=$(((b[1] - a[1]) / 2)) wr_req=$((b[2] - a[2])) wr_kib=$(((b[3] - a[3]) / 2))"
 }
 
-# new_fs FS DEV MNT: a fresh filesystem on DEV, mounted on MNT, made as
-# bench/vm/fsbench.sh makes them: no discards (a :full disk), and ext4 with
-# its inode tables and journal written in mkfs, so no background thread
-# zeroes them during a measurement.
+# new_fs FS DEV MNT: a fresh filesystem on DEV (bench/vm/guest-mkfs.sh),
+# mounted on MNT.
+. "$STALEFS_ROOT/bench/vm/guest-mkfs.sh"
 new_fs() {
-	case $1 in
-	stalefs) "$MKFS_STALEFS" -q -F -E nodiscard "$2" ;;
-	ext4) mke2fs -q -F -t ext4 -E nodiscard,lazy_itable_init=0,lazy_journal_init=0 "$2" ;;
-	xfs) mkfs.xfs -q -f -K "$2" ;;
-	*) fail "new_fs: unknown filesystem $1" ;;
-	esac
+	bench_mkfs "$1" "$2"
 	mkdir -p "$3"
 	mount -t "$1" "$2" "$3"
 	grep -q "^$1 " "$VM_RESULTS/mounts.txt" 2>/dev/null || echo "$1 $(grep " $3 " /proc/mounts)" >>"$VM_RESULTS/mounts.txt"
