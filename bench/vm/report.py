@@ -12,7 +12,7 @@ import sys
 
 sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from report import commit, med, merge, sh, utc_now  # noqa: E402  bench/report.py, the shared helpers
+from report import commit, med, merge, read_info, sh, utc_now  # noqa: E402  bench/report.py, the shared helpers
 
 FS = ("stalefs", "ext4", "xfs")
 RAND_CASES = (("stalefs", "unwritten", "stalefs, unwritten (fallocate)"),
@@ -55,14 +55,11 @@ def load_fio(results):
 
 
 def info(results):
-    d = {}
-    with open(os.path.join(results, "info.txt")) as f:
-        for line in f:
-            parts = line.split()
-            if parts[0] == "rand_reps":
-                d.update(zip(parts[0::2], parts[1::2]))
-            else:
-                d[parts[0]] = " ".join(parts[1:])
+    """read_info(), with fsbench.sh's last line ("rand_reps 3 seq_reps 2 ...") split into its pairs."""
+    d = read_info(results)
+    if "rand_reps" in d:
+        parts = ["rand_reps"] + d["rand_reps"].split()
+        d.update(zip(parts[0::2], parts[1::2]))
     return d
 
 
