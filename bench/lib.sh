@@ -113,6 +113,22 @@ bench_rusage() {
 	python3 "$bench_dir/fsck/rusage.py" "$label" "$@" | bench_tag ${tags[@]+"${tags[@]}"}
 }
 
+# bench_vm WHO GUEST TIMEOUT LOGDIR: boot the VM once for the guest script
+# GUEST (tests/vm/run-vm --cache none, so the host page cache flatters no
+# filesystem; its disk images under BENCH_TMP, a real disk where O_DIRECT
+# works), logs in LOGDIR (emptied first), VM_TIMEOUT or TIMEOUT seconds.
+# A failed run says where its log is and exits with its status.
+bench_vm() {
+	local who=$1 guest=$2 timeout=$3 logdir=$4 rc=0
+	rm -rf "$logdir"
+	TMPDIR=$BENCH_TMP "$top/tests/vm/run-vm" --cache none --timeout "${VM_TIMEOUT:-$timeout}" \
+		--logdir "$logdir" "$guest" || rc=$?
+	if ((rc)); then
+		echo "$who: the benchmark failed; log in $logdir/$(basename "$guest" .sh).log" >&2
+		exit "$rc"
+	fi
+}
+
 # bench_conf WHO FILE VAR...: the VARs the environment sets, as VAR=N lines in
 # FILE (emptied first), for a guest script to source; each must be a number.
 bench_conf() {

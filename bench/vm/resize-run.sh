@@ -19,14 +19,7 @@ done
 mkdir -p "$BENCH_OUT"
 conf=$top/build/bench/resizebench.conf
 bench_conf bench/vm/resize-run.sh "$conf" REPS EXTENTS
-rm -rf "$logdir"
-rc=0
-TMPDIR=$BENCH_TMP "$top/tests/vm/run-vm" --cache none --timeout "${VM_TIMEOUT:-7200}" --logdir "$logdir" \
-	"$here/resizebench.sh" || rc=$?
-if ((rc)); then
-	echo "bench/vm/resize-run.sh: the benchmark failed; log in $logdir/resizebench.log" >&2
-	exit "$rc"
-fi
+bench_vm bench/vm/resize-run.sh "$here/resizebench.sh" 7200 "$logdir"
 python3 "$here/resize-report.py" --results "$logdir/resizebench.results" --load "$BENCH_LOAD" \
 	--out "$top/bench/RESULTS.md"
 echo "bench/vm/resize-run.sh: results in bench/RESULTS.md"

@@ -22,13 +22,6 @@ command -v fio >/dev/null || { echo "bench/vm/run.sh: fio is missing (tools/inst
 mkdir -p "$BENCH_OUT"
 conf=$top/build/bench/fsbench.conf
 bench_conf bench/vm/run.sh "$conf" RAND_REPS SEQ_REPS META_REPS FILE_MB RAND_S META_SMALL META_BIG META_DIRS
-rm -rf "$logdir"
-rc=0
-TMPDIR=$BENCH_TMP "$top/tests/vm/run-vm" --cache none --timeout "${VM_TIMEOUT:-3600}" --logdir "$logdir" \
-	"$here/fsbench.sh" || rc=$?
-if ((rc)); then
-	echo "bench/vm/run.sh: the VM benchmark failed; log in $logdir/fsbench.log" >&2
-	exit "$rc"
-fi
+bench_vm bench/vm/run.sh "$here/fsbench.sh" 3600 "$logdir"
 python3 "$here/report.py" --results "$logdir/fsbench.results" --load "$BENCH_LOAD" --out "$top/bench/RESULTS.md"
 echo "bench/vm/run.sh: results in bench/RESULTS.md"

@@ -39,15 +39,8 @@ for v in SRC_DIRS "${knobs[@]}"; do
 	if [[ -n ${!v:-} ]]; then cmd="$v=$(printf %q "${!v}") $cmd"; fi
 done
 measured=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo "?")
-rm -rf "$logdir"
-rc=0
 start=$SECONDS
-TMPDIR=$BENCH_TMP "$top/tests/vm/run-vm" --cache none --timeout "${VM_TIMEOUT:-3600}" --logdir "$logdir" \
-	"$here/$guest.sh" || rc=$?
-if ((rc)); then
-	echo "bench/vm/tree-run.sh: the benchmark failed; log in $logdir/$guest.log" >&2
-	exit "$rc"
-fi
+bench_vm bench/vm/tree-run.sh "$here/$guest.sh" 3600 "$logdir"
 python3 "$here/tree-report.py" "$bench" --results "$logdir/$guest.results" --load "$BENCH_LOAD" \
 	--src-dirs "$srcdirs" --commit "$measured" --cmd "$cmd" --wall $((SECONDS - start)) --out "$top/bench/RESULTS.md"
 echo "bench/vm/tree-run.sh: results in bench/RESULTS.md ($((SECONDS - start)) s)"
