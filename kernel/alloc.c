@@ -686,12 +686,13 @@ static int itable_init_upto(struct super_block *sb, u32 group, struct stalefs_gr
 		 * untar of 31,571 files 2,099 synchronous reads.
 		 */
 		bool fresh = !(s % ipb);
-		struct buffer_head *bh = edge && !fresh ? sb_bread(sb, blk) : sb_getblk(sb, blk);
+		struct buffer_head *bh = fresh ? sb_getblk(sb, blk) : sb_bread(sb, blk);
 
 		end = min(slot + 1, (s / ipb + 1) * ipb);
 		if (!bh)
 			return -EIO;
-		if (edge && fresh) {
+		/* Up to date before the journal takes it (a block between edges is fresh too). */
+		if (fresh) {
 			lock_buffer(bh);
 			if (!buffer_uptodate(bh)) {
 				memset(bh->b_data, 0, bh->b_size);
@@ -707,8 +708,6 @@ static int itable_init_upto(struct super_block *sb, u32 group, struct stalefs_gr
 			}
 		}
 		lock_buffer(bh);
-		if (!edge)
-			set_buffer_uptodate(bh);
 		memset(bh->b_data + (s % ipb) * g->inode_size, 0,
 		       (end - s) * g->inode_size);
 		unlock_buffer(bh);
